@@ -1,0 +1,239 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Serves one connection: reads requests in order, routes them, and writes each answer before
+/// reading on (requests pipelined behind one wait their turn).
+///
+/// Guarded by event-loop confinement: NIO calls every method on the channel's event loop, and the
+/// writer and timers it starts run there too.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = ByteBuffer
+
+    /// Where the connection is in its request/response cycle.
+    private enum Phase {
+        /// Waiting for a request head. Next: `receiving`.
+        case idle
+        /// Reading a body for a route that buffers it. Next: `responding`, or closed if it grows too large.
+        case buffering(ServerRequest, @Sendable (ServerRequest, ServerState) -> RouteOutcome)
+        /// Handing a body to a streaming route's sink. Next: `responding`.
+        case streaming(ServerRequest, any RequestBodySink)
+        /// Reading a body that is ignored because the answer is already decided. Next: `responding`.
+        case discarding(ServerRequest, ServerResponse)
+        /// Writing a response, or hanging. Parts that arrive now are queued. Next: `idle` or closed.
+        case responding
+        /// The connection is closing or closed; everything is ignored.
+        case closed
+    }
+
+    private let router: Router
+    private let state: ServerState
+    private var phase: Phase = .idle
+    private var queuedParts: [HTTPServerRequestPart] = []
+    private var writer: ResponseWriter?
+    private var hangTimer: Scheduled<Void>?
+
+    init(router: Router, state: ServerState) {
+        self.router = router
+        self.state = state
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        handle(unwrapInboundIn(data), context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        writer?.writabilityChanged()
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        phase = .closed
+        writer?.cancel()
+        writer = nil
+        hangTimer?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A request the decoder cannot parse gets a 400 when nothing else is on the wire, then the
+        // connection closes: after a parse error the byte stream cannot be trusted.
+        if case .idle = phase, error is HTTPParserError {
+            phase = .closed
+            let body = Array("Bad Request: \(error)\n".utf8)
+            let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n"
+                + "Connection: close\r\n\r\n"
+            var buffer = context.channel.allocator.buffer(string: head)
+            buffer.writeBytes(body)
+            context.writeAndFlush(NIOAny(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
+        phase = .closed
+        context.close(promise: nil)
+    }
+
+    // MARK: - Reading
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch (phase, part) {
+        case (.closed, _):
+            return
+        case (.responding, _):
+            queuedParts.append(part)
+        case (.idle, .head(let head)):
+            receiveHead(head, context: context)
+        case (.idle, _):
+            // Body or end without a head: the decoder never produces this.
+            return
+        case (.buffering(var request, let respond), .body(let chunk)):
+            guard request.body.count + chunk.readableBytes <= state.configuration.maximumRequestBodySize else {
+                var response = Router.errorPage(.payloadTooLarge, "The data value transmitted exceeds the capacity limit.")
+                response.closesConnection = true
+                phase = .responding
+                startResponse(response, to: request, context: context)
+                return
+            }
+            phase = .closed  // Release the copy-on-write reference while appending.
+            request.body.append(contentsOf: chunk.readableBytesView)
+            phase = .buffering(request, respond)
+        case (.streaming(_, let sink), .body(let chunk)):
+            sink.consume(chunk)
+        case (.discarding, .body):
+            return
+        case (.buffering(let request, let respond), .end):
+            phase = .responding
+            perform(respond(request, state), for: request, context: context)
+        case (.streaming(let request, let sink), .end):
+            phase = .responding
+            perform(sink.finish(), for: request, context: context)
+        case (.discarding(let request, let response), .end):
+            phase = .responding
+            startResponse(response, to: request, context: context)
+        case (.buffering, .head), (.streaming, .head), (.discarding, .head):
+            // The decoder ends each request before the next head.
+            return
+        }
+    }
+
+    private func receiveHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        var request = ServerRequest(
+            head: head,
+            remoteAddress: context.channel.remoteAddress?.ipAddress ?? "127.0.0.1",
+            serverAuthority: Self.authority(of: context.channel.localAddress)
+        )
+        if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 100 Continue\r\n\r\n")), promise: nil)
+        }
+        switch router.resolve(method: head.method, path: request.path) {
+        case .response(let response):
+            phase = .discarding(request, response)
+        case .route(let route, let parameters):
+            request.parameters = parameters
+            switch route.handler {
+            case .buffered(let respond):
+                phase = .buffering(request, respond)
+            case .streaming(let makeSink):
+                phase = .streaming(request, makeSink(request, state))
+            }
+        }
+    }
+
+    // MARK: - Answering
+
+    private func perform(_ outcome: RouteOutcome, for request: ServerRequest, context: ChannelHandlerContext) {
+        switch outcome {
+        case .respond(let response):
+            startResponse(response, to: request, context: context)
+        case .hang(let duration):
+            hangTimer = context.eventLoop.assumeIsolated().scheduleTask(in: duration) {
+                context.close(promise: nil)
+            }
+        case .close:
+            phase = .closed
+            Self.close(context, reset: false)
+        case .reset:
+            phase = .closed
+            Self.close(context, reset: true)
+        }
+    }
+
+    private func startResponse(_ response: ServerResponse, to request: ServerRequest, context: ChannelHandlerContext) {
+        let writer = ResponseWriter(
+            response: decorated(response, for: request), request: request, context: context
+        ) { [weak self] keepAlive in
+            self?.responseFinished(keepAlive: keepAlive, context: context)
+        }
+        self.writer = writer
+        writer.start()
+    }
+
+    /// Adds what every httpbin answer carries: `Server`, `Date` and the CORS headers.
+    private func decorated(_ response: ServerResponse, for request: ServerRequest) -> ServerResponse {
+        var response = response
+        response.headers.insert(contentsOf: [("Server", "CourierTestServer"), ("Date", HTTPDate.now())], at: 0)
+        response.headers.append(("Access-Control-Allow-Origin", request.headers.first(name: "origin") ?? "*"))
+        response.headers.append(("Access-Control-Allow-Credentials", "true"))
+        if request.method == .OPTIONS {
+            response.headers.append(("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, PATCH, OPTIONS"))
+            response.headers.append(("Access-Control-Max-Age", "3600"))
+            if let requested = request.headers.first(name: "access-control-request-headers") {
+                response.headers.append(("Access-Control-Allow-Headers", requested))
+            }
+        }
+        return response
+    }
+
+    private func responseFinished(keepAlive: Bool, context: ChannelHandlerContext) {
+        writer = nil
+        guard case .responding = phase else { return }
+        guard keepAlive else {
+            phase = .closed
+            context.close(promise: nil)
+            return
+        }
+        phase = .idle
+        // Replay pipelined parts on a fresh turn of the loop: a write can complete synchronously,
+        // and answering the next request from inside the previous one's completion would re-enter.
+        context.eventLoop.assumeIsolated().execute { [weak self] in
+            self?.drainQueuedParts(context: context)
+        }
+    }
+
+    private func drainQueuedParts(context: ChannelHandlerContext) {
+        while !queuedParts.isEmpty {
+            switch phase {
+            case .responding, .closed:
+                return
+            case .idle, .buffering, .streaming, .discarding:
+                handle(queuedParts.removeFirst(), context: context)
+            }
+        }
+    }
+
+    /// `host:port` of a socket address, with IPv6 hosts in brackets.
+    static func authority(of address: SocketAddress?) -> String {
+        guard let address, let host = address.ipAddress, let port = address.port else { return "localhost" }
+        if case .v6 = address { return "[\(host)]:\(port)" }
+        return "\(host):\(port)"
+    }
+
+    /// Closes the connection; with `reset`, with `SO_LINGER` 0 so the peer sees an RST, not a FIN.
+    static func close(_ context: ChannelHandlerContext, reset: Bool) {
+        guard reset, let provider = context.channel as? any SocketOptionProvider else {
+            context.close(promise: nil)
+            return
+        }
+        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}

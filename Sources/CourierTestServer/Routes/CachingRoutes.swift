@@ -1,0 +1,58 @@
+import Foundation
+import NIOHTTP1
+
+/// httpbin's caching routes: conditional requests, `Cache-Control`, and entity tags.
+enum CachingRoutes {
+    static var routes: [Route] {
+        [
+            Route("/cache") { request, _ in
+                if request.headers.first(name: "if-modified-since") != nil
+                    || request.headers.first(name: "if-none-match") != nil
+                {
+                    return .respond(StatusRoutes.response(forCode: 304))
+                }
+                var response = getResponse(request)
+                response.headers.append(("Last-Modified", HTTPDate.now()))
+                response.headers.append(("ETag", UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()))
+                return .respond(response)
+            },
+            Route("/cache/:n") { request, _ in
+                guard let seconds = request.integerParameter("n") else { return RedirectRoutes.notFound }
+                var response = getResponse(request)
+                response.headers.append(("Cache-Control", "public, max-age=\(seconds)"))
+                return .respond(response)
+            },
+            Route("/etag/:etag") { request, _ in
+                let entityTag = request.parameters["etag"] ?? ""
+                let ifNoneMatch = tagList(request.headers.first(name: "if-none-match"))
+                let ifMatch = tagList(request.headers.first(name: "if-match"))
+                if !ifNoneMatch.isEmpty {
+                    if ifNoneMatch.contains(entityTag) || ifNoneMatch.contains("*") {
+                        var response = StatusRoutes.response(forCode: 304)
+                        response.headers.append(("ETag", entityTag))
+                        return .respond(response)
+                    }
+                } else if !ifMatch.isEmpty, !ifMatch.contains(entityTag), !ifMatch.contains("*") {
+                    return .respond(StatusRoutes.response(forCode: 412))
+                }
+                var response = getResponse(request)
+                response.headers.append(("ETag", entityTag))
+                return .respond(response)
+            },
+        ]
+    }
+
+    private static func getResponse(_ request: ServerRequest) -> ServerResponse {
+        .json(RequestEcho.describe(request, [.url, .args, .headers, .origin]))
+    }
+
+    /// The tags of an `If-Match`/`If-None-Match` list, unquoted and without `W/`, as httpbin reads them.
+    static func tagList(_ header: String?) -> [String] {
+        guard let header else { return [] }
+        return header.split(separator: ",").map { part in
+            var tag = part.trimmingSpaces()
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            return String(tag.filter { $0 != "\"" })
+        }
+    }
+}

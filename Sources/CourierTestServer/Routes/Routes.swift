@@ -1,0 +1,28 @@
+import NIOHTTP1
+
+/// Every route the test server answers, in matching order.
+enum Routes {
+    /// The methods httpbin's "any method" routes take.
+    static let anyMethod: [HTTPMethod] = [.GET, .POST, .PUT, .DELETE, .PATCH, .TRACE]
+
+    /// The largest body the generated-data routes (`/bytes`, `/stream-bytes`, `/range`, `/drip`)
+    /// produce. httpbin stops at 100 KiB (10 MiB for `/drip`); this server goes further so tests and
+    /// benchmarks can move large bodies, generating them lazily in constant memory.
+    static let largestGeneratedBody = 1 << 36
+
+    /// The router holding all route groups.
+    static let router: Router = {
+        var router = Router()
+        router.add(InspectionRoutes.routes)
+        router.add(StatusRoutes.routes)
+        router.add(RedirectRoutes.routes)
+        router.add(AuthRoutes.routes)
+        router.add(ResponseFormatRoutes.routes)
+        router.add(DynamicDataRoutes.routes)
+        router.add(CachingRoutes.routes)
+        router.add(CookieRoutes.routes)
+        router.add(FaultRoutes.routes)
+        router.add(UploadRoute.routes)
+        return router
+    }()
+}

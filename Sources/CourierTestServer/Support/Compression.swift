@@ -1,0 +1,39 @@
+import CCourierZlib
+
+/// One-shot zlib compression for the `/gzip` and `/deflate` routes.
+enum Compression {
+    /// The container around the deflate stream.
+    enum Format {
+        /// RFC 1952, what `Content-Encoding: gzip` means.
+        case gzip
+        /// RFC 1950, what `Content-Encoding: deflate` means in practice (and what httpbin sends).
+        case zlib
+
+        var windowBits: Int32 { self == .gzip ? 15 + 16 : 15 }
+    }
+
+    /// Compresses `input` whole, or returns `nil` if zlib reports an error (it does not for valid input).
+    static func compress(_ input: [UInt8], format: Format) -> [UInt8]? {
+        var stream = z_stream()
+        let initResult = deflateInit2_(
+            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
+        )
+        guard initResult == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
+        var input = input
+        let result = input.withUnsafeMutableBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer in
+                stream.next_in = inputBuffer.baseAddress
+                stream.avail_in = uInt(inputBuffer.count)
+                stream.next_out = outputBuffer.baseAddress
+                stream.avail_out = uInt(outputBuffer.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard result == Z_STREAM_END else { return nil }
+        return Array(output.prefix(Int(stream.total_out)))
+    }
+}

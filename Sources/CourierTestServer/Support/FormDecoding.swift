@@ -1,0 +1,123 @@
+/// Decoders for the bodies httpbin understands: `application/x-www-form-urlencoded` (also used for
+/// query strings) and `multipart/form-data`.
+enum FormDecoding {
+    /// One part of a `multipart/form-data` body.
+    struct Part {
+        var name: String
+        var filename: String?
+        var contentType: String?
+        var content: [UInt8]
+    }
+
+    /// Splits `text` into name-value pairs, in order: `+` is a space, `%XX` is a byte, a pair without
+    /// `=` has an empty value, and empty pairs are skipped (as werkzeug does).
+    static func urlEncodedPairs(_ text: Substring) -> [(String, String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            if let equals = pair.firstIndex(of: "=") {
+                return (decodeComponent(pair[..<equals]), decodeComponent(pair[pair.index(after: equals)...]))
+            }
+            return (decodeComponent(pair), "")
+        }
+    }
+
+    /// Percent-decodes a form component; malformed escapes are kept as they are.
+    static func decodeComponent(_ component: Substring, plusIsSpace: Bool = true) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(component.utf8.count)
+        var iterator = Array(component.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "+"), plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The value of parameter `name` in a header such as `multipart/form-data; boundary="abc"`.
+    static func headerParameter(_ name: String, in header: String) -> String? {
+        for piece in header.split(separator: ";").dropFirst() {
+            let trimmed = piece.trimmingSpaces()
+            guard let equals = trimmed.firstIndex(of: "="),
+                trimmed[..<equals].trimmingSpaces().lowercased() == name.lowercased()
+            else { continue }
+            var value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = value.dropFirst().dropLast()
+            }
+            return String(value)
+        }
+        return nil
+    }
+
+    /// Splits a `multipart/form-data` body into its parts, or returns `nil` if it is malformed.
+    static func multipartParts(_ body: [UInt8], boundary: String) -> [Part]? {
+        let delimiter = Array("--\(boundary)".utf8)
+        let crlf: [UInt8] = [13, 10]
+        guard var cursor = firstIndex(of: delimiter, in: body, from: 0) else { return nil }
+        var parts: [Part] = []
+        while true {
+            cursor += delimiter.count
+            if body[cursor...].starts(with: [UInt8(ascii: "-"), UInt8(ascii: "-")]) { return parts }
+            guard body[cursor...].starts(with: crlf) else { return nil }
+            cursor += 2
+            guard let headerEnd = firstIndex(of: crlf + crlf, in: body, from: cursor) else { return nil }
+            let headerText = String(decoding: body[cursor..<headerEnd], as: UTF8.self)
+            let contentStart = headerEnd + 4
+            guard let next = firstIndex(of: crlf + delimiter, in: body, from: contentStart) else { return nil }
+            var name: String?
+            var filename: String?
+            var contentType: String?
+            for line in headerText.split(separator: "\r\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let field = line[..<colon].trimmingSpaces().lowercased()
+                let value = String(line[line.index(after: colon)...].trimmingSpaces())
+                if field == "content-disposition" {
+                    name = headerParameter("name", in: value)
+                    filename = headerParameter("filename", in: value)
+                } else if field == "content-type" {
+                    contentType = value
+                }
+            }
+            if let name {
+                parts.append(
+                    Part(name: name, filename: filename, contentType: contentType,
+                         content: Array(body[contentStart..<next]))
+                )
+            }
+            cursor = next + 2
+        }
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else {
+            return nil
+        }
+        var position = start
+        let first = needle[0]
+        while position <= haystack.count - needle.count {
+            if haystack[position] == first, haystack[position..<position + needle.count].elementsEqual(needle) {
+                return position
+            }
+            position += 1
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return Substring(self[start...end])
+    }
+}

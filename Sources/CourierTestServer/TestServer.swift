@@ -1,0 +1,152 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// An embedded HTTP/1.1 server with httpbin's routes and Courier's fault-injection routes, for tests,
+/// demos and your own test suites.
+///
+/// Start one per test (each binds its own free port on 127.0.0.1, so many run at once), point a
+/// client at ``baseURL``, and shut it down when done; ``withRunningServer(configuration:_:)`` does both:
+///
+/// ```swift
+/// try await TestServer.withRunningServer { server in
+///     let url = server.url("/get?q=swift")
+///     // ... make requests to url ...
+/// }
+/// ```
+///
+/// The routes answer as httpbin does (see the README's route table), so a test written against this
+/// server also runs against real httpbin. Courier's own routes under `/fault/` and `/upload`
+/// simulate failures httpbin cannot: dropped and reset connections, lying `Content-Length`, a server
+/// that never answers, `503` with `Retry-After`, slow or huge headers.
+///
+/// Built on SwiftNIO directly rather than Hummingbird: fault routes must write bytes no framework
+/// would let through (half a head, a wrong length, a reset mid-body), and SwiftNIO is already a
+/// dependency of `CourierNIO`, so the server costs the build nothing more.
+public final class TestServer: Sendable {
+    /// How a ``TestServer`` listens and what it tolerates.
+    public struct Configuration: Sendable {
+        /// The address to bind; loopback by default.
+        public var host = "127.0.0.1"
+        /// The port to bind; `0` picks a free one.
+        public var port = 0
+        /// The largest request body a route reads whole; larger bodies get `413` and the connection
+        /// closes. The `/upload` sink streams and has no limit.
+        public var maximumRequestBodySize = 64 * 1024 * 1024
+        /// The longest any route waits or hangs before giving up, so no test can wedge the server.
+        public var maximumWait: TimeAmount = .seconds(300)
+
+        /// The default configuration: 127.0.0.1, a free port.
+        public init() {}
+
+        /// The default configuration, changed by `configure`.
+        public init(_ configure: (inout Configuration) -> Void) {
+            configure(&self)
+        }
+    }
+
+    /// The configuration the server runs with.
+    public let configuration: Configuration
+    /// The port the server listens on.
+    public let port: Int
+    /// The server's root URL, e.g. `http://127.0.0.1:49152`.
+    public let baseURL: URL
+
+    private let serverChannel: any Channel
+    private let state: ServerState
+
+    private init(configuration: Configuration, serverChannel: any Channel, state: ServerState, port: Int) {
+        self.configuration = configuration
+        self.serverChannel = serverChannel
+        self.state = state
+        self.port = port
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        // A host and port always form a valid URL; the fallback only satisfies the type checker.
+        self.baseURL = URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Starts a server and returns once it accepts connections.
+    ///
+    /// - Parameter configuration: Where to listen and the server's limits.
+    /// - Throws: The bind error when the address or port is unavailable.
+    public static func start(configuration: Configuration = Configuration()) async throws -> TestServer {
+        let state = ServerState(configuration: configuration)
+        let router = Routes.router
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    state.register(channel)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+                    )
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(router: router, state: state))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw TestServerError.noLocalAddress
+        }
+        return TestServer(configuration: configuration, serverChannel: channel, state: state, port: port)
+    }
+
+    /// Starts a server, runs `body` with it, and shuts it down whether `body` returns or throws.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where to listen and the server's limits.
+    ///   - body: The work to do while the server runs.
+    /// - Returns: What `body` returns.
+    public static func withRunningServer<Result>(
+        configuration: Configuration = Configuration(),
+        _ body: (TestServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(configuration: configuration)
+        do {
+            let result = try await body(server)
+            try await server.shutdown()
+            return result
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// The absolute URL of `pathAndQuery` on this server, e.g. `url("/status/503")`.
+    public func url(_ pathAndQuery: String) -> URL {
+        let path = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
+        return URL(string: baseURL.absoluteString + path) ?? baseURL
+    }
+
+    /// How many requests a keyed fault route (such as `/fault/retry-after/:key`) has counted for `key`.
+    ///
+    /// Tests use it to check how many attempts a client really made.
+    public func attempts(forKey key: String) -> Int {
+        state.attempts(forKey: key)
+    }
+
+    /// Stops accepting connections, closes the open ones (ending any response in flight), and
+    /// returns once everything is closed. Calling it again does nothing.
+    public func shutdown() async throws {
+        let connections = state.beginShutdown()
+        try? await serverChannel.close()
+        for connection in connections {
+            try? await connection.close()
+        }
+    }
+}
+
+/// Errors the test server throws when it cannot start.
+public struct TestServerError: Error, CustomStringConvertible, Sendable {
+    private let message: String
+
+    /// The bound socket reported no local address.
+    public static let noLocalAddress = TestServerError(message: "the server socket has no local address")
+
+    /// A readable explanation.
+    public var description: String { message }
+}
