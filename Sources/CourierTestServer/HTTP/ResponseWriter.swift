@@ -74,7 +74,12 @@ final class ResponseWriter {
     func writabilityChanged() {
         guard waitingForWritability, context.channel.isWritable else { return }
         waitingForWritability = false
-        pumpStream()
+        // On a fresh turn of the loop: this can fire inside the pump's own flush, and resuming
+        // there would nest one pump per buffer-full of body.
+        context.eventLoop.assumeIsolated().execute { [weak self] in
+            guard let self, !self.isDone else { return }
+            self.pumpStream()
+        }
     }
 
     /// Stops all pending work; the connection has gone.
@@ -170,8 +175,11 @@ final class ResponseWriter {
         var allocator = context.channel.allocator
         while !isDone {
             guard context.channel.isWritable else {
-                context.flush()
+                // Flushing can make the channel writable again before it returns, so the flag must
+                // be set first; if the flush already drained the buffer, the writability callback
+                // has resumed the pump and this call has nothing left to do.
                 waitingForWritability = true
+                context.flush()
                 return
             }
             guard let chunk = stream.nextChunk(&allocator) else {

@@ -88,7 +88,8 @@ enum DynamicDataRoutes {
         let entityTag = "range\(length)"
         guard length > 0, length <= Routes.largestGeneratedBody else {
             var response = ServerResponse.text(
-                "number of bytes must be in the range (0, \(Routes.largestGeneratedBody)]", status: .notFound
+                "number of bytes must be in the range (0, \(Routes.largestGeneratedBody)]",
+                contentType: StatusRoutes.plainText, status: .notFound
             )
             response.headers += [("ETag", entityTag), ("Accept-Ranges", "bytes")]
             return response
@@ -125,10 +126,14 @@ enum DynamicDataRoutes {
     /// `/drip`: `numbytes` asterisks spread over `duration` seconds after `delay`, with status `code`.
     static func drip(_ request: ServerRequest, maximumWait: TimeAmount) -> ServerResponse {
         let count = min(request.queryInteger("numbytes", default: 10), Routes.largestGeneratedBody)
-        guard count > 0 else { return .text("number of bytes must be positive", status: .badRequest) }
+        guard count > 0 else {
+            return .text("number of bytes must be positive", contentType: StatusRoutes.plainText, status: .badRequest)
+        }
         let duration = min(.fromSeconds(request.queryNumber("duration", default: 2)), maximumWait)
         let code = request.queryInteger("code", default: 200)
-        guard (100...999).contains(code) else { return .text("Invalid status code", status: .badRequest) }
+        guard (100...999).contains(code) else {
+            return .text("Invalid status code", contentType: StatusRoutes.plainText, status: .badRequest)
+        }
         // At most 100 chunks a second, so large drips do not become a write per byte.
         let chunkCount = max(1, min(count, Int(Double(duration.nanoseconds) / 10_000_000)))
         let chunkSize = (count + chunkCount - 1) / chunkCount

@@ -6,12 +6,15 @@ enum StatusRoutes {
         [
             Route("/status/:codes", methods: Routes.anyMethod) { request, _ in
                 guard let code = pickCode(request.parameters["codes"] ?? "") else {
-                    return .respond(.text("Invalid status code", status: .badRequest))
+                    return .respond(.text("Invalid status code", contentType: plainText, status: .badRequest))
                 }
                 return .respond(response(forCode: code))
             }
         ]
     }
+
+    /// The content type of httpbin's plain-text error answers (werkzeug's `Response` default).
+    static let plainText = "text/plain; charset=utf-8"
 
     /// One code from `200` or `200,201` or `200:0.9,500:0.1`, or `nil` if any piece is malformed.
     static func pickCode(_ codes: String) -> Int? {
@@ -59,6 +62,9 @@ enum StatusRoutes {
             return ServerResponse(
                 status: status, headers: [("Content-Type", "application/json")], body: .bytes(Array(body.compact().utf8))
             )
+        case 304:
+            // werkzeug drops entity headers from a 304, Content-Type included.
+            return ServerResponse(status: status)
         case 407:
             return ServerResponse(status: status, headers: [("Proxy-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 418:

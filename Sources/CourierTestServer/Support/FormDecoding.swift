@@ -41,17 +41,34 @@ enum FormDecoding {
     }
 
     /// The value of parameter `name` in a header such as `multipart/form-data; boundary="abc"`.
+    ///
+    /// Quoted values may hold `;` and backslash escapes.
     static func headerParameter(_ name: String, in header: String) -> String? {
-        for piece in header.split(separator: ";").dropFirst() {
-            let trimmed = piece.trimmingSpaces()
-            guard let equals = trimmed.firstIndex(of: "="),
-                trimmed[..<equals].trimmingSpaces().lowercased() == name.lowercased()
-            else { continue }
-            var value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = value.dropFirst().dropLast()
+        var pieces: [String] = []
+        var current = ""
+        var inQuotes = false
+        var escaped = false
+        for character in header {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if inQuotes, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                inQuotes.toggle()
+            } else if character == ";", !inQuotes {
+                pieces.append(current)
+                current = ""
+            } else {
+                current.append(character)
             }
-            return String(value)
+        }
+        pieces.append(current)
+        for piece in pieces.dropFirst() {
+            guard let equals = piece.firstIndex(of: "="),
+                piece[..<equals].trimmingSpaces().lowercased() == name.lowercased()
+            else { continue }
+            return String(piece[piece.index(after: equals)...].trimmingSpaces())
         }
         return nil
     }

@@ -105,10 +105,11 @@ public struct SHA256: Sendable {
                 schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
             }
             var (a, b, c, d, e, f, g, h) = state
+            let roundConstants = Self.roundConstants
             for index in 0..<64 {
                 let sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
                 let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
                 let sum0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
                 let majority = (a & b) ^ (a & c) ^ (b & c)
                 (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ sum0 &+ majority)
