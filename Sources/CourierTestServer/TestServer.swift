@@ -129,6 +129,30 @@ public final class TestServer: Sendable {
         state.attempts(forKey: key)
     }
 
+    /// Returns once the server has received `count` requests in all (counting request heads), so a
+    /// test can act at the moment a request is in the server's hands rather than sleeping.
+    ///
+    /// - Parameters:
+    ///   - count: The total number of requests to wait for, counted from the server's start.
+    ///   - timeout: How long to wait.
+    /// - Throws: ``TestServerError/timedOut`` if fewer requests arrive in time, or `CancellationError`.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+        let received = try await withThrowingTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.state.waitForRequests(count) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        switch received {
+        case true?: return
+        case false?: throw CancellationError()
+        case nil: throw TestServerError.timedOut
+        }
+    }
+
     /// Stops accepting connections, closes the open ones (ending any response in flight), and
     /// returns once everything is closed. Calling it again does nothing.
     public func shutdown() async throws {
@@ -141,8 +165,11 @@ public final class TestServer: Sendable {
 }
 
 /// Errors the test server throws when it cannot start.
-public struct TestServerError: Error, CustomStringConvertible, Sendable {
+public struct TestServerError: Error, CustomStringConvertible, Sendable, Equatable {
     private let message: String
+
+    /// A wait on the server did not end in time.
+    public static let timedOut = TestServerError(message: "timed out waiting for the server")
 
     /// The bound socket reported no local address.
     public static let noLocalAddress = TestServerError(message: "the server socket has no local address")

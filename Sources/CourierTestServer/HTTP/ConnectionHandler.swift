@@ -125,6 +125,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private func receiveHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        state.recordRequest()
         var request = ServerRequest(
             head: head,
             remoteAddress: context.channel.remoteAddress?.ipAddress ?? "127.0.0.1",

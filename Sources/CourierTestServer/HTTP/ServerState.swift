@@ -12,6 +12,15 @@ final class ServerState: Sendable {
         (false, [:])
     )
 
+    /// Requests received so far, and the tasks waiting for the count to reach a target.
+    private struct RequestLog {
+        var count = 0
+        var waiters: [UInt64: (target: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
+        var lastWaiterID: UInt64 = 0
+    }
+
+    private let requests = NIOLockedValueBox(RequestLog())
+
     init(configuration: TestServer.Configuration) {
         self.configuration = configuration
     }
@@ -27,6 +36,39 @@ final class ServerState: Sendable {
     /// How many requests were counted for `key`.
     func attempts(forKey key: String) -> Int {
         counters.withLockedValue { $0[key, default: 0] }
+    }
+
+    /// Counts a request head and wakes the waiters whose target it reaches.
+    func recordRequest() {
+        let ready = requests.withLockedValue { state in
+            state.count += 1
+            let reached = state.waiters.filter { $0.value.target <= state.count }
+            for key in reached.keys { state.waiters[key] = nil }
+            return reached.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    /// Returns `true` once `target` requests have been received, or `false` if the task is cancelled first.
+    func waitForRequests(_ target: Int) async -> Bool {
+        let waiter = requests.withLockedValue { state -> UInt64 in
+            state.lastWaiterID += 1
+            return state.lastWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let resumeNow = requests.withLockedValue { state -> Bool? in
+                    if state.count >= target { return true }
+                    if Task.isCancelled { return false }
+                    state.waiters[waiter] = (target, continuation)
+                    return nil
+                }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
+            }
+        } onCancel: {
+            let cancelled = requests.withLockedValue { $0.waiters.removeValue(forKey: waiter) }
+            cancelled?.continuation.resume(returning: false)
+        }
     }
 
     /// Tracks a new connection until it closes; closes it at once if the server is shutting down.

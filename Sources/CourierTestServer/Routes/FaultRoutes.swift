@@ -36,7 +36,8 @@ enum FaultRoutes {
             },
             Route("/fault/hang", methods: Routes.anyMethod) { request, state in
                 let limit = state.configuration.maximumWait
-                return .hang(min(.fromSeconds(request.queryNumber("seconds", default: .infinity)), limit))
+                let seconds = request.queryNumber("seconds", default: .greatestFiniteMagnitude)
+                return .hang(min(.fromSeconds(seconds), limit))
             },
             Route("/fault/retry-after/:key", methods: Routes.anyMethod) { request, state in
                 retryAfter(request, state: state)
