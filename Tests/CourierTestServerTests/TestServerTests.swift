@@ -28,7 +28,9 @@ import Testing
     @Test func shutdownEndsConnectionsInFlight() async throws {
         let server = try await TestServer.start()
         async let hanging = RawConnection.exchange(
-            port: server.port, request: "GET /fault/hang HTTP/1.1\r\nHost: x\r\n\r\n", timeout: .seconds(30)
+            port: server.port,
+            request: "GET /fault/hang HTTP/1.1\r\nHost: x\r\n\r\n",
+            timeout: .seconds(30)
         )
         // Wait until the server holds the request, then shut down under it.
         try await server.waitForRequests(1)
@@ -42,7 +44,9 @@ import Testing
 
     @Test func waitForRequestsTimesOutWhenNothingArrives() async throws {
         try await TestServer.withRunningServer { server in
-            await #expect(throws: TestServerError.timedOut) { try await server.waitForRequests(1, timeout: .milliseconds(50)) }
+            await #expect(throws: TestServerError.timedOut) {
+                try await server.waitForRequests(1, timeout: .milliseconds(50))
+            }
             _ = try await Exchange.make(server.baseURL, "/get")
             try await server.waitForRequests(1, timeout: .seconds(5))
         }
@@ -88,7 +92,8 @@ import Testing
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
                 port: server.port,
-                request: "GET /delay/0.3 HTTP/1.1\r\nHost: x\r\n\r\nGET /ip HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                request:
+                    "GET /delay/0.3 HTTP/1.1\r\nHost: x\r\n\r\nGET /ip HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             )
             let delayed = try #require(result.text.range(of: "\"url\": \"http://x/delay/0.3\""))
             let ip = try #require(result.text.range(of: "\"origin\": \"127.0.0.1\"\n}"))
@@ -127,7 +132,8 @@ import Testing
     @Test func headAnswersCarryNoBody() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: "HEAD /bytes/100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                port: server.port,
+                request: "HEAD /bytes/100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             )
             #expect(result.head.contains("Content-Length: 100"))
             #expect(result.body.isEmpty)

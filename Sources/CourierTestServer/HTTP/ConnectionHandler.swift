@@ -31,6 +31,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         case discarding(ServerRequest, ServerResponse)
         /// Writing a response, or hanging. Parts that arrive now are queued. Next: `idle` or closed.
         case responding
+        /// Writing an answer given before the request ended (`413`); the rest of the request is
+        /// dropped, not queued, and the connection closes after the answer. Next: closed.
+        case rejecting
         /// The connection is closing or closed; everything is ignored.
         case closed
     }
@@ -70,7 +73,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         if case .idle = phase, error is HTTPParserError {
             phase = .closed
             let body = Array("Bad Request: \(error)\n".utf8)
-            let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n"
+            let head =
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n"
                 + "Connection: close\r\n\r\n"
             var buffer = context.channel.allocator.buffer(string: head)
             buffer.writeBytes(body)
@@ -85,7 +89,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch (phase, part) {
-        case (.closed, _):
+        case (.closed, _), (.rejecting, _):
             return
         case (.responding, _):
             queuedParts.append(part)
@@ -96,9 +100,12 @@ final class ConnectionHandler: ChannelInboundHandler {
             return
         case (.buffering(var request, let respond), .body(let chunk)):
             guard request.body.count + chunk.readableBytes <= state.configuration.maximumRequestBodySize else {
-                var response = Router.errorPage(.payloadTooLarge, "The data value transmitted exceeds the capacity limit.")
+                var response = Router.errorPage(
+                    .payloadTooLarge,
+                    "The data value transmitted exceeds the capacity limit."
+                )
                 response.closesConnection = true
-                phase = .responding
+                phase = .rejecting
                 startResponse(response, to: request, context: context)
                 return
             }
@@ -132,7 +139,10 @@ final class ConnectionHandler: ChannelInboundHandler {
             serverAuthority: Self.authority(of: context.channel.localAddress)
         )
         if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 100 Continue\r\n\r\n")), promise: nil)
+            context.writeAndFlush(
+                NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 100 Continue\r\n\r\n")),
+                promise: nil
+            )
         }
         switch router.resolve(method: head.method, path: request.path) {
         case .response(let response):
@@ -169,7 +179,9 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func startResponse(_ response: ServerResponse, to request: ServerRequest, context: ChannelHandlerContext) {
         let writer = ResponseWriter(
-            response: decorated(response, for: request), request: request, context: context
+            response: decorated(response, for: request),
+            request: request,
+            context: context
         ) { [weak self] keepAlive in
             self?.responseFinished(keepAlive: keepAlive, context: context)
         }
@@ -195,6 +207,11 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func responseFinished(keepAlive: Bool, context: ChannelHandlerContext) {
         writer = nil
+        if case .rejecting = phase {
+            phase = .closed
+            context.close(promise: nil)
+            return
+        }
         guard case .responding = phase else { return }
         guard keepAlive else {
             phase = .closed
@@ -212,7 +229,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func drainQueuedParts(context: ChannelHandlerContext) {
         while !queuedParts.isEmpty {
             switch phase {
-            case .responding, .closed:
+            case .responding, .rejecting, .closed:
                 return
             case .idle, .buffering, .streaming, .discarding:
                 handle(queuedParts.removeFirst(), context: context)

@@ -32,7 +32,9 @@ final class ResponseWriter {
 
     /// Prepares to write `response` in answer to `request`; call ``start()`` to begin.
     init(
-        response: ServerResponse, request: ServerRequest, context: ChannelHandlerContext,
+        response: ServerResponse,
+        request: ServerRequest,
+        context: ChannelHandlerContext,
         onFinish: @escaping (_ keepAlive: Bool) -> Void
     ) {
         self.context = context
@@ -54,7 +56,8 @@ final class ResponseWriter {
             }
         }
         self.framing = (status == 204 || (100..<200).contains(status)) ? .none : framing
-        keepAlive = !request.wantsClose && !response.closesConnection && framing != .connectionClose
+        keepAlive =
+            !request.wantsClose && !response.closesConnection && framing != .connectionClose
             && response.truncation == nil
         var response = response
         Self.addFramingHeaders(to: &response, framing: self.framing, keepAlive: keepAlive)
@@ -130,7 +133,8 @@ final class ResponseWriter {
         let pieceSize = (head.readableBytes + pieceCount - 1) / pieceCount
         var pieces: [ByteBuffer] = []
         var remaining = head
-        while let piece = remaining.readSlice(length: min(pieceSize, remaining.readableBytes)), piece.readableBytes > 0 {
+        while let piece = remaining.readSlice(length: min(pieceSize, remaining.readableBytes)), piece.readableBytes > 0
+        {
             pieces.append(piece)
         }
         let interval = TimeAmount.nanoseconds(pacing.nanoseconds / Int64(max(1, pieces.count - 1)))
@@ -183,7 +187,9 @@ final class ResponseWriter {
                 return
             }
             guard let chunk = stream.nextChunk(&allocator) else {
-                if framing == .chunked { context.write(NIOAny(context.channel.allocator.buffer(string: "0\r\n\r\n")), promise: nil) }
+                if framing == .chunked {
+                    context.write(NIOAny(context.channel.allocator.buffer(string: "0\r\n\r\n")), promise: nil)
+                }
                 finish()
                 return
             }
@@ -201,14 +207,18 @@ final class ResponseWriter {
         var chunk = chunk
         var truncateNow = false
         if let truncation = response.truncation, bodyBytesSent + chunk.readableBytes >= truncation.afterBodyBytes {
-            chunk = chunk.getSlice(at: chunk.readerIndex, length: max(0, truncation.afterBodyBytes - bodyBytesSent))
+            chunk =
+                chunk.getSlice(at: chunk.readerIndex, length: max(0, truncation.afterBodyBytes - bodyBytesSent))
                 ?? chunk
             truncateNow = true
         }
         bodyBytesSent += chunk.readableBytes
         if chunk.readableBytes > 0 {
             if framing == .chunked {
-                context.write(NIOAny(context.channel.allocator.buffer(string: String(chunk.readableBytes, radix: 16) + "\r\n")), promise: nil)
+                context.write(
+                    NIOAny(context.channel.allocator.buffer(string: String(chunk.readableBytes, radix: 16) + "\r\n")),
+                    promise: nil
+                )
                 context.write(NIOAny(chunk), promise: nil)
                 context.write(NIOAny(context.channel.allocator.buffer(string: "\r\n")), promise: nil)
             } else {
@@ -227,7 +237,8 @@ final class ResponseWriter {
         isDone = true
         let keepAlive = self.keepAlive
         let onFinish = self.onFinish
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete {
+            _ in
             onFinish(keepAlive)
         }
     }
@@ -236,7 +247,8 @@ final class ResponseWriter {
     private func endConnection(reset: Bool) {
         isDone = true
         let context = self.context
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete {
+            _ in
             ConnectionHandler.close(context, reset: reset)
         }
     }

@@ -36,14 +36,17 @@ struct ServerResponse {
     /// A JSON document written as Flask's `jsonify` writes it.
     static func json(_ value: JSONValue, status: HTTPResponseStatus = .ok) -> ServerResponse {
         ServerResponse(
-            status: status, headers: [("Content-Type", "application/json")],
+            status: status,
+            headers: [("Content-Type", "application/json")],
             body: .bytes(Array(value.prettyPrinted().utf8))
         )
     }
 
     /// A text body with the given content type.
     static func text(
-        _ text: String, contentType: String = "text/html; charset=utf-8", status: HTTPResponseStatus = .ok
+        _ text: String,
+        contentType: String = "text/html; charset=utf-8",
+        status: HTTPResponseStatus = .ok
     ) -> ServerResponse {
         ServerResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
     }

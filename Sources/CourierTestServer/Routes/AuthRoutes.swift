@@ -21,9 +21,14 @@ enum AuthRoutes {
                 guard let authorization = request.headers.first(name: "authorization"),
                     authorization.hasPrefix("Bearer ")
                 else {
-                    return .respond(ServerResponse(status: .unauthorized, headers: [
-                        ("Content-Type", "text/html; charset=utf-8"), ("WWW-Authenticate", "Bearer"),
-                    ]))
+                    return .respond(
+                        ServerResponse(
+                            status: .unauthorized,
+                            headers: [
+                                ("Content-Type", "text/html; charset=utf-8"), ("WWW-Authenticate", "Bearer"),
+                            ]
+                        )
+                    )
                 }
                 let token = String(authorization.dropFirst("Bearer ".count))
                 return .respond(.json(.object(["authenticated": .bool(true), "token": .string(token)])))

@@ -13,7 +13,9 @@ enum CachingRoutes {
                 }
                 var response = getResponse(request)
                 response.headers.append(("Last-Modified", HTTPDate.now()))
-                response.headers.append(("ETag", UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()))
+                response.headers.append(
+                    ("ETag", UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())
+                )
                 return .respond(response)
             },
             Route("/cache/:n") { request, _ in

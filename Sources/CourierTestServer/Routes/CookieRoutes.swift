@@ -53,7 +53,9 @@ enum CookieRoutes {
                 let trimmed = pair.trimmingSpaces()
                 guard let equals = trimmed.firstIndex(of: "=") else { return nil }
                 var value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                    value = value.dropFirst().dropLast()
+                }
                 return (String(trimmed[..<equals].trimmingSpaces()), String(value))
             }
         }

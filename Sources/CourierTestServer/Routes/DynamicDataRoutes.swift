@@ -8,20 +8,38 @@ enum DynamicDataRoutes {
         [
             Route("/bytes/:n") { request, _ in
                 guard let count = request.integerParameter("n") else { return RedirectRoutes.notFound }
-                return .respond(ServerResponse(
-                    status: .ok, headers: [("Content-Type", "application/octet-stream")],
-                    body: .stream(randomStream(count: min(count, Routes.largestGeneratedBody), seed: seed(of: request),
-                                               chunkSize: 64 * 1024, knownLength: true))
-                ))
+                return .respond(
+                    ServerResponse(
+                        status: .ok,
+                        headers: [("Content-Type", "application/octet-stream")],
+                        body: .stream(
+                            randomStream(
+                                count: min(count, Routes.largestGeneratedBody),
+                                seed: seed(of: request),
+                                chunkSize: 64 * 1024,
+                                knownLength: true
+                            )
+                        )
+                    )
+                )
             },
             Route("/stream-bytes/:n") { request, _ in
                 guard let count = request.integerParameter("n") else { return RedirectRoutes.notFound }
                 let chunkSize = max(1, request.queryInteger("chunk_size", default: 10 * 1024))
-                return .respond(ServerResponse(
-                    status: .ok, headers: [("Content-Type", "application/octet-stream")],
-                    body: .stream(randomStream(count: min(count, Routes.largestGeneratedBody), seed: seed(of: request),
-                                               chunkSize: chunkSize, knownLength: false))
-                ))
+                return .respond(
+                    ServerResponse(
+                        status: .ok,
+                        headers: [("Content-Type", "application/octet-stream")],
+                        body: .stream(
+                            randomStream(
+                                count: min(count, Routes.largestGeneratedBody),
+                                seed: seed(of: request),
+                                chunkSize: chunkSize,
+                                knownLength: false
+                            )
+                        )
+                    )
+                )
             },
             Route("/stream/:n") { request, _ in
                 guard let count = request.integerParameter("n") else { return RedirectRoutes.notFound }
@@ -73,13 +91,16 @@ enum DynamicDataRoutes {
         }
         var id = 0
         return ServerResponse(
-            status: .ok, headers: [("Content-Type", "application/json")],
-            body: .stream(BodyStream(length: nil) { allocator in
-                guard id < count else { return nil }
-                description["id"] = .int(id)
-                id += 1
-                return allocator.buffer(string: JSONValue.object(description).compact() + "\n")
-            })
+            status: .ok,
+            headers: [("Content-Type", "application/json")],
+            body: .stream(
+                BodyStream(length: nil) { allocator in
+                    guard id < count else { return nil }
+                    description["id"] = .int(id)
+                    id += 1
+                    return allocator.buffer(string: JSONValue.object(description).compact() + "\n")
+                }
+            )
         )
     }
 
@@ -89,7 +110,8 @@ enum DynamicDataRoutes {
         guard length > 0, length <= Routes.largestGeneratedBody else {
             var response = ServerResponse.text(
                 "number of bytes must be in the range (0, \(Routes.largestGeneratedBody)]",
-                contentType: StatusRoutes.plainText, status: .notFound
+                contentType: StatusRoutes.plainText,
+                status: .notFound
             )
             response.headers += [("ETag", entityTag), ("Accept-Ranges", "bytes")]
             return response
@@ -97,15 +119,20 @@ enum DynamicDataRoutes {
         let chunkSize = max(1, request.queryInteger("chunk_size", default: 10 * 1024))
         let duration = min(.fromSeconds(request.queryNumber("duration", default: 0)), maximumWait)
         let resolution = ByteRange.resolve(
-            range: request.headers.first(name: "range"), ifRange: request.headers.first(name: "if-range"),
-            length: length, entityTag: entityTag
+            range: request.headers.first(name: "range"),
+            ifRange: request.headers.first(name: "if-range"),
+            length: length,
+            entityTag: entityTag
         )
         let (first, last): (Int, Int)
         switch resolution {
         case .unsatisfiable:
-            return ServerResponse(status: .rangeNotSatisfiable, headers: [
-                ("ETag", entityTag), ("Accept-Ranges", "bytes"), ("Content-Range", "bytes */\(length)"),
-            ])
+            return ServerResponse(
+                status: .rangeNotSatisfiable,
+                headers: [
+                    ("ETag", entityTag), ("Accept-Ranges", "bytes"), ("Content-Range", "bytes */\(length)"),
+                ]
+            )
         case .full:
             (first, last) = (0, length - 1)
         case .partial(let start, let end):
@@ -139,15 +166,19 @@ enum DynamicDataRoutes {
         let chunkSize = (count + chunkCount - 1) / chunkCount
         var remaining = count
         var response = ServerResponse(
-            status: HTTPResponseStatus(statusCode: code), headers: [("Content-Type", "application/octet-stream")],
-            body: .stream(BodyStream(
-                length: count, interval: .nanoseconds(duration.nanoseconds / Int64(chunkCount))
-            ) { allocator in
-                guard remaining > 0 else { return nil }
-                let size = min(chunkSize, remaining)
-                remaining -= size
-                return allocator.buffer(repeating: UInt8(ascii: "*"), count: size)
-            })
+            status: HTTPResponseStatus(statusCode: code),
+            headers: [("Content-Type", "application/octet-stream")],
+            body: .stream(
+                BodyStream(
+                    length: count,
+                    interval: .nanoseconds(duration.nanoseconds / Int64(chunkCount))
+                ) { allocator in
+                    guard remaining > 0 else { return nil }
+                    let size = min(chunkSize, remaining)
+                    remaining -= size
+                    return allocator.buffer(repeating: UInt8(ascii: "*"), count: size)
+                }
+            )
         )
         response.delay = min(.fromSeconds(request.queryNumber("delay", default: 0)), maximumWait)
         return response

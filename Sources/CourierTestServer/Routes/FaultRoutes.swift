@@ -49,8 +49,10 @@ enum FaultRoutes {
             },
             Route("/fault/slow-headers", methods: Routes.anyMethod) { request, state in
                 var response = ServerResponse.json(RequestEcho.describe(request, [.url, .args, .headers, .origin]))
-                response.headPacing = min(.fromSeconds(request.queryNumber("seconds", default: 2)),
-                                          state.configuration.maximumWait)
+                response.headPacing = min(
+                    .fromSeconds(request.queryNumber("seconds", default: 2)),
+                    state.configuration.maximumWait
+                )
                 return .respond(response)
             },
             Route("/fault/huge-header", methods: Routes.anyMethod) { request, _ in
@@ -86,7 +88,8 @@ enum FaultRoutes {
         let (fails, attempt) = shouldFail(request, state: state, defaultTimes: 2)
         guard fails else { return .respond(success(request, attempt: attempt)) }
         let seconds = max(0, request.queryInteger("seconds", default: 1))
-        let value = request.queryValue("date") == "true"
+        let value =
+            request.queryValue("date") == "true"
             ? HTTPDate.format(secondsSince1970: HTTPDate.currentSeconds() + seconds) : String(seconds)
         var response = ServerResponse.json(
             .object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]),
@@ -103,10 +106,12 @@ enum FaultRoutes {
         case "drop": return .close
         case "reset": return .reset
         default:
-            return .respond(.json(
-                .object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]),
-                status: HTTPResponseStatus(statusCode: request.queryInteger("status", default: 500))
-            ))
+            return .respond(
+                .json(
+                    .object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]),
+                    status: HTTPResponseStatus(statusCode: request.queryInteger("status", default: 500))
+                )
+            )
         }
     }
 

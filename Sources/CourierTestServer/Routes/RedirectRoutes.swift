@@ -18,9 +18,14 @@ enum RedirectRoutes {
                 guard let count = request.integerParameter("n") else { return notFound }
                 guard count > 0 else { return internalError }
                 let location = count == 1 ? "/get" : "/relative-redirect/\(count - 1)"
-                return .respond(ServerResponse(status: .found, headers: [
-                    ("Content-Type", "text/html; charset=utf-8"), ("Location", location),
-                ]))
+                return .respond(
+                    ServerResponse(
+                        status: .found,
+                        headers: [
+                            ("Content-Type", "text/html; charset=utf-8"), ("Location", location),
+                        ]
+                    )
+                )
             },
             Route("/absolute-redirect/:n") { request, _ in
                 guard let count = request.integerParameter("n") else { return notFound }
@@ -36,16 +41,22 @@ enum RedirectRoutes {
                 if let code = request.queryValue("status_code").flatMap({ Int($0) }), (300..<400).contains(code) {
                     status = HTTPResponseStatus(statusCode: code)
                 }
-                return .respond(ServerResponse(status: status, headers: [
-                    ("Content-Type", "text/html; charset=utf-8"), ("Location", location),
-                ]))
+                return .respond(
+                    ServerResponse(
+                        status: status,
+                        headers: [
+                            ("Content-Type", "text/html; charset=utf-8"), ("Location", location),
+                        ]
+                    )
+                )
             },
         ]
     }
 
     /// A `302` with the small HTML page werkzeug's `redirect()` writes.
     static func redirect(to location: String) -> ServerResponse {
-        let body = "<!doctype html>\n<html lang=en>\n<title>Redirecting...</title>\n<h1>Redirecting...</h1>\n"
+        let body =
+            "<!doctype html>\n<html lang=en>\n<title>Redirecting...</title>\n<h1>Redirecting...</h1>\n"
             + "<p>You should be redirected automatically to the target URL: <a href=\"\(location)\">\(location)</a>. "
             + "If not, click the link.\n"
         var response = ServerResponse.text(body, status: .found)

@@ -20,18 +20,26 @@ enum ResponseFormatRoutes {
     }
 
     private static func compressed(
-        _ request: ServerRequest, format: Compression.Format, flag: String, encoding: String
+        _ request: ServerRequest,
+        format: Compression.Format,
+        flag: String,
+        encoding: String
     ) -> RouteOutcome {
         let document = RequestEcho.describe(
-            request, [.origin, .headers], extras: ["method": .string(request.method.rawValue), flag: .bool(true)]
+            request,
+            [.origin, .headers],
+            extras: ["method": .string(request.method.rawValue), flag: .bool(true)]
         )
         guard let body = Compression.compress(Array(document.prettyPrinted().utf8), format: format) else {
             return .respond(Router.errorPage(.internalServerError, "Compression failed."))
         }
-        return .respond(ServerResponse(
-            status: .ok, headers: [("Content-Type", "application/json"), ("Content-Encoding", encoding)],
-            body: .bytes(body)
-        ))
+        return .respond(
+            ServerResponse(
+                status: .ok,
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", encoding)],
+                body: .bytes(body)
+            )
+        )
     }
 
     /// Sets the query's name-value pairs as response headers and echoes all response headers as
@@ -50,7 +58,9 @@ enum ResponseFormatRoutes {
             length = body.count
         } while true
         return ServerResponse(
-            status: .ok, headers: [("Content-Type", "application/json")] + query, body: .bytes(body)
+            status: .ok,
+            headers: [("Content-Type", "application/json")] + query,
+            body: .bytes(body)
         )
     }
 

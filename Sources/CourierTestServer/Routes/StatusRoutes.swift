@@ -49,7 +49,8 @@ enum StatusRoutes {
             return ServerResponse(status: status, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 402:
             return ServerResponse(
-                status: status, headers: [("x-more-info", "http://vimeo.com/22053820")],
+                status: status,
+                headers: [("x-more-info", "http://vimeo.com/22053820")],
                 body: .bytes(Array("Payment required: this route always asks for payment.".utf8))
             )
         case 406:
@@ -60,7 +61,9 @@ enum StatusRoutes {
                 ),
             ])
             return ServerResponse(
-                status: status, headers: [("Content-Type", "application/json")], body: .bytes(Array(body.compact().utf8))
+                status: status,
+                headers: [("Content-Type", "application/json")],
+                body: .bytes(Array(body.compact().utf8))
             )
         case 304:
             // werkzeug drops entity headers from a 304, Content-Type included.
@@ -69,7 +72,8 @@ enum StatusRoutes {
             return ServerResponse(status: status, headers: [("Proxy-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 418:
             return ServerResponse(
-                status: status, headers: [("x-more-info", "http://tools.ietf.org/html/rfc2324")],
+                status: status,
+                headers: [("x-more-info", "http://tools.ietf.org/html/rfc2324")],
                 body: .bytes(Array(teapot.utf8))
             )
         default:

@@ -17,7 +17,9 @@ enum RequestEcho {
 
     /// The JSON object with the given fields, plus `extras`.
     static func describe(
-        _ request: ServerRequest, _ fields: [Field], extras: [String: JSONValue] = [:]
+        _ request: ServerRequest,
+        _ fields: [Field],
+        extras: [String: JSONValue] = [:]
     ) -> JSONValue {
         var object = extras
         let form = formContent(of: request)
@@ -33,7 +35,8 @@ enum RequestEcho {
             case .method: object["method"] = .string(request.method.rawValue)
             case .json:
                 object["json"] =
-                    form == nil ? String(validating: request.body, as: UTF8.self).flatMap { JSONValue.parse($0) } ?? .null : .null
+                    form == nil
+                    ? String(validating: request.body, as: UTF8.self).flatMap { JSONValue.parse($0) } ?? .null : .null
             }
         }
         return .object(object)
@@ -68,7 +71,8 @@ enum RequestEcho {
                 defer { previousIsLetter = isLetter }
                 guard isLetter else { return character }
                 return previousIsLetter ? Character(character.lowercased()) : Character(character.uppercased())
-            })
+            }
+        )
     }
 
     /// A string for JSON: the text itself if it is UTF-8, else a `data:` URL with the bytes in base64.
@@ -94,7 +98,9 @@ enum RequestEcho {
     }
 
     /// Fields and files of a form body, or `nil` when the body is not a form.
-    private static func formContent(of request: ServerRequest) -> (fields: [(String, String)], files: [FormDecoding.Part])? {
+    private static func formContent(
+        of request: ServerRequest
+    ) -> (fields: [(String, String)], files: [FormDecoding.Part])? {
         switch request.mediaType {
         case "application/x-www-form-urlencoded":
             return (FormDecoding.urlEncodedPairs(Substring(decoding: request.body, as: UTF8.self)), [])
@@ -103,7 +109,9 @@ enum RequestEcho {
                 let boundary = FormDecoding.headerParameter("boundary", in: contentType),
                 let parts = FormDecoding.multipartParts(request.body, boundary: boundary)
             else { return ([], []) }
-            let fields = parts.filter { $0.filename == nil }.map { ($0.name, String(decoding: $0.content, as: UTF8.self)) }
+            let fields = parts.filter { $0.filename == nil }.map {
+                ($0.name, String(decoding: $0.content, as: UTF8.self))
+            }
             return (fields, parts.filter { $0.filename != nil })
         default:
             return nil

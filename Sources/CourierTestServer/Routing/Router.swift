@@ -38,7 +38,8 @@ struct Route: Sendable {
 
     /// A route whose body is read whole.
     init(
-        _ pattern: String, methods: [HTTPMethod] = [.GET],
+        _ pattern: String,
+        methods: [HTTPMethod] = [.GET],
         _ respond: @escaping @Sendable (ServerRequest, ServerState) -> RouteOutcome
     ) {
         self.init(pattern, methods: methods, handler: .buffered(respond))
@@ -50,8 +51,10 @@ struct Route: Sendable {
         for (index, segment) in pattern.enumerated() {
             switch segment {
             case .remainder(let name):
-                parameters[name] = segments.dropFirst(index).map { FormDecoding.decodeComponent($0, plusIsSpace: false) }
-                    .joined(separator: "/")
+                parameters[name] = segments.dropFirst(index).map {
+                    FormDecoding.decodeComponent($0, plusIsSpace: false)
+                }
+                .joined(separator: "/")
                 return parameters
             case .literal(let text):
                 guard index < segments.count, segments[index] == text else { return nil }
@@ -102,14 +105,21 @@ struct Router: Sendable {
             allowed.formUnion(route.methods.map(\.rawValue))
         }
         guard !allowed.isEmpty else {
-            return .response(Self.errorPage(.notFound, "The requested URL was not found on the server. If you "
-                + "entered the URL manually please check your spelling and try again."))
+            return .response(
+                Self.errorPage(
+                    .notFound,
+                    "The requested URL was not found on the server. If you "
+                        + "entered the URL manually please check your spelling and try again."
+                )
+            )
         }
         if allowed.contains("GET") { allowed.insert("HEAD") }
         allowed.insert("OPTIONS")
         let allow = ("Allow", allowed.sorted().joined(separator: ", "))
         if method == .OPTIONS {
-            return .response(ServerResponse(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8"), allow]))
+            return .response(
+                ServerResponse(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8"), allow])
+            )
         }
         var response = Self.errorPage(.methodNotAllowed, "The method is not allowed for the requested URL.")
         response.headers.append(allow)

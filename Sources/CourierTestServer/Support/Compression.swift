@@ -16,8 +16,14 @@ enum Compression {
     static func compress(_ input: [UInt8], format: Format) -> [UInt8]? {
         var stream = z_stream()
         let initResult = deflateInit2_(
-            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY,
-            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
+            &stream,
+            Z_DEFAULT_COMPRESSION,
+            Z_DEFLATED,
+            format.windowBits,
+            8,
+            Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION,
+            Int32(MemoryLayout<z_stream>.size)
         )
         guard initResult == Z_OK else { return nil }
         defer { deflateEnd(&stream) }

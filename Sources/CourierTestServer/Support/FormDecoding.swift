@@ -104,8 +104,12 @@ enum FormDecoding {
             }
             if let name {
                 parts.append(
-                    Part(name: name, filename: filename, contentType: contentType,
-                         content: Array(body[contentStart..<next]))
+                    Part(
+                        name: name,
+                        filename: filename,
+                        contentType: contentType,
+                        content: Array(body[contentStart..<next])
+                    )
                 )
             }
             cursor = next + 2

@@ -58,13 +58,22 @@ extension JSONValue {
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let elements):
             writeContainer(
-                elements, open: "[", close: "]", to: &output, indent: indent, pretty: pretty
+                elements,
+                open: "[",
+                close: "]",
+                to: &output,
+                indent: indent,
+                pretty: pretty
             ) { element, output, indent in
                 element.write(to: &output, indent: indent, pretty: pretty)
             }
         case .object(let members):
             writeContainer(
-                members.sorted { $0.key < $1.key }, open: "{", close: "}", to: &output, indent: indent,
+                members.sorted { $0.key < $1.key },
+                open: "{",
+                close: "}",
+                to: &output,
+                indent: indent,
                 pretty: pretty
             ) { member, output, indent in
                 Self.writeString(member.key, to: &output)
@@ -75,7 +84,12 @@ extension JSONValue {
     }
 
     private func writeContainer<Element>(
-        _ elements: [Element], open: String, close: String, to output: inout String, indent: Int, pretty: Bool,
+        _ elements: [Element],
+        open: String,
+        close: String,
+        to output: inout String,
+        indent: Int,
+        pretty: Bool,
         writeElement: (Element, inout String, Int) -> Void
     ) {
         guard !elements.isEmpty else {

@@ -33,7 +33,8 @@ struct PythonRandom {
         var keyIndex = 0
         for _ in 0..<max(624, key.count) {
             let previous = state[position - 1]
-            state[position] = (state[position] ^ ((previous ^ (previous >> 30)) &* 1_664_525)) &+ key[keyIndex]
+            state[position] =
+                (state[position] ^ ((previous ^ (previous >> 30)) &* 1_664_525)) &+ key[keyIndex]
                 &+ UInt32(keyIndex)
             position += 1
             keyIndex += 1
@@ -45,7 +46,8 @@ struct PythonRandom {
         }
         for _ in 0..<623 {
             let previous = state[position - 1]
-            state[position] = (state[position] ^ ((previous ^ (previous >> 30)) &* 1_566_083_941))
+            state[position] =
+                (state[position] ^ ((previous ^ (previous >> 30)) &* 1_566_083_941))
                 &- UInt32(position)
             position += 1
             if position >= 624 {

@@ -71,8 +71,10 @@ public struct SHA256: Sendable {
                 copy.compress(UnsafeRawBufferPointer(rebasing: bytes[start..<start + 64]))
             }
         }
-        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5,
-                     copy.state.6, copy.state.7]
+        let words = [
+            copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5,
+            copy.state.6, copy.state.7,
+        ]
         return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
     }
 
@@ -94,13 +96,16 @@ public struct SHA256: Sendable {
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             for index in 0..<16 {
-                schedule[index] = UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
+                schedule[index] =
+                    UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
                     | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
             }
             for index in 16..<64 {
-                let s0 = rotateRight(schedule[index - 15], 7) ^ rotateRight(schedule[index - 15], 18)
+                let s0 =
+                    rotateRight(schedule[index - 15], 7) ^ rotateRight(schedule[index - 15], 18)
                     ^ (schedule[index - 15] >> 3)
-                let s1 = rotateRight(schedule[index - 2], 17) ^ rotateRight(schedule[index - 2], 19)
+                let s1 =
+                    rotateRight(schedule[index - 2], 17) ^ rotateRight(schedule[index - 2], 19)
                     ^ (schedule[index - 2] >> 10)
                 schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
             }

@@ -29,8 +29,13 @@ struct Exchange: Sendable {
 
     /// Sends a request to `base` + `path` and collects the whole answer (10 s timeout).
     static func make(
-        _ base: URL, _ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = [],
-        body: [UInt8]? = nil, timeout: TimeAmount = .seconds(10), decompressing: Bool = false
+        _ base: URL,
+        _ path: String,
+        method: HTTPMethod = .GET,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        timeout: TimeAmount = .seconds(10),
+        decompressing: Bool = false
     ) async throws -> Exchange {
         var request = HTTPClientRequest(url: base.absoluteString + path)
         request.method = method
@@ -38,7 +43,11 @@ struct Exchange: Sendable {
         if let body { request.body = .bytes(body) }
         let response = try await (decompressing ? decompressingClient : client).execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 256 * 1024 * 1024)
-        return Exchange(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
+        return Exchange(
+            status: Int(response.status.code),
+            headers: response.headers,
+            body: Array(bytes.readableBytesView)
+        )
     }
 }
 
@@ -60,21 +69,39 @@ enum Httpbin {
 /// - Returns: The embedded server's answer, for route-specific checks.
 @discardableResult
 func expectSameAsHttpbin(
-    _ server: TestServer, _ path: String, method: HTTPMethod = .GET, headers requestHeaders: [(String, String)] = [],
-    body: [UInt8]? = nil, comparingHeaders headerNames: [String] = ["Content-Type"], comparingBody: BodyComparison = .json,
-    ignoring ignoredPaths: [[String]] = [], decompressing: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    _ server: TestServer,
+    _ path: String,
+    method: HTTPMethod = .GET,
+    headers requestHeaders: [(String, String)] = [],
+    body: [UInt8]? = nil,
+    comparingHeaders headerNames: [String] = ["Content-Type"],
+    comparingBody: BodyComparison = .json,
+    ignoring ignoredPaths: [[String]] = [],
+    decompressing: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> Exchange {
     let ours = try await Exchange.make(
-        server.baseURL, path, method: method, headers: requestHeaders, body: body, decompressing: decompressing
+        server.baseURL,
+        path,
+        method: method,
+        headers: requestHeaders,
+        body: body,
+        decompressing: decompressing
     )
     guard let httpbin = Httpbin.url else { return ours }
     let theirs = try await Exchange.make(
-        httpbin, path, method: method, headers: requestHeaders, body: body, decompressing: decompressing
+        httpbin,
+        path,
+        method: method,
+        headers: requestHeaders,
+        body: body,
+        decompressing: decompressing
     )
     #expect(ours.status == theirs.status, "status of \(method) \(path)", sourceLocation: sourceLocation)
     for name in headerNames {
         #expect(
-            ours.headers[name] == theirs.headers[name], "header \(name) of \(method) \(path)",
+            ours.headers[name] == theirs.headers[name],
+            "header \(name) of \(method) \(path)",
             sourceLocation: sourceLocation
         )
     }

@@ -11,10 +11,18 @@ import Testing
             #expect(lastModified.hasSuffix(" GMT"))
             #expect(fresh.headers["ETag"].first?.count == 32)
             let conditional = try await expectSameAsHttpbin(
-                server, "/cache", headers: [("If-Modified-Since", lastModified)], comparingBody: .none
+                server,
+                "/cache",
+                headers: [("If-Modified-Since", lastModified)],
+                comparingBody: .none
             )
             #expect(conditional.status == 304 && conditional.body.isEmpty)
-            let byTag = try await expectSameAsHttpbin(server, "/cache", headers: [("If-None-Match", "x")], comparingBody: .none)
+            let byTag = try await expectSameAsHttpbin(
+                server,
+                "/cache",
+                headers: [("If-None-Match", "x")],
+                comparingBody: .none
+            )
             #expect(byTag.status == 304)
         }
     }
@@ -31,14 +39,25 @@ import Testing
             let plain = try await expectSameAsHttpbin(server, "/etag/v1", comparingHeaders: ["ETag"])
             #expect(plain.status == 200 && plain.headers["ETag"] == ["v1"])
             let match = try await expectSameAsHttpbin(
-                server, "/etag/v1", headers: [("If-None-Match", "\"v0\", W/\"v1\"")], comparingHeaders: ["ETag"],
+                server,
+                "/etag/v1",
+                headers: [("If-None-Match", "\"v0\", W/\"v1\"")],
+                comparingHeaders: ["ETag"],
                 comparingBody: .none
             )
             #expect(match.status == 304 && match.headers["ETag"] == ["v1"])
-            let star = try await expectSameAsHttpbin(server, "/etag/v1", headers: [("If-None-Match", "*")], comparingBody: .none)
+            let star = try await expectSameAsHttpbin(
+                server,
+                "/etag/v1",
+                headers: [("If-None-Match", "*")],
+                comparingBody: .none
+            )
             #expect(star.status == 304)
             let mismatch = try await expectSameAsHttpbin(
-                server, "/etag/v1", headers: [("If-Match", "\"v2\"")], comparingBody: .none
+                server,
+                "/etag/v1",
+                headers: [("If-Match", "\"v2\"")],
+                comparingBody: .none
             )
             #expect(mismatch.status == 412)
             let ifMatch = try await expectSameAsHttpbin(server, "/etag/v1", headers: [("If-Match", "\"v1\"")])

@@ -8,7 +8,10 @@ import Testing
     @Test func seededBytesMatchHttpbinByteForByte() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/bytes/1000?seed=1234", comparingHeaders: ["Content-Type", "Content-Length"], comparingBody: .bytes
+                server,
+                "/bytes/1000?seed=1234",
+                comparingHeaders: ["Content-Type", "Content-Length"],
+                comparingBody: .bytes
             )
             #expect(answer.body.count == 1000)
             #expect(answer.headers["Content-Type"] == ["application/octet-stream"])
@@ -37,7 +40,10 @@ import Testing
     @Test func streamBytesAreChunkedAndSeedable() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/stream-bytes/5000?seed=99&chunk_size=700", comparingHeaders: ["Content-Type"], comparingBody: .bytes
+                server,
+                "/stream-bytes/5000?seed=99&chunk_size=700",
+                comparingHeaders: ["Content-Type"],
+                comparingBody: .bytes
             )
             #expect(answer.headers["Transfer-Encoding"] == ["chunked"])
             #expect(answer.headers["Content-Length"].isEmpty)
@@ -62,7 +68,8 @@ import Testing
                 let normalizedOurs = lines.compactMap { JSONValue.parse(String($0)) }.map {
                     normalize($0, authority: Httpbin.authority(of: server.baseURL), ignoring: [])
                 }
-                let normalizedTheirs = theirs.text.split(separator: "\n").compactMap { JSONValue.parse(String($0)) }.map {
+                let normalizedTheirs = theirs.text.split(separator: "\n").compactMap { JSONValue.parse(String($0)) }.map
+                {
                     normalize($0, authority: Httpbin.authority(of: httpbin), ignoring: [])
                 }
                 #expect(normalizedOurs == normalizedTheirs)
@@ -75,7 +82,9 @@ import Testing
     @Test func rangeServesTheWholePatternWithValidators() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/range/30", comparingHeaders: ["ETag", "Accept-Ranges", "Content-Range", "Content-Length"],
+                server,
+                "/range/30",
+                comparingHeaders: ["ETag", "Accept-Ranges", "Content-Range", "Content-Length"],
                 comparingBody: .bytes
             )
             #expect(answer.status == 200)
@@ -85,13 +94,18 @@ import Testing
         }
     }
 
-    @Test(arguments: [("bytes=5-9", "fghij", "bytes 5-9/30"), ("bytes=27-", "bcd", "bytes 27-29/30"),
-                      ("bytes=-4", "abcd", "bytes 26-29/30")])
+    @Test(arguments: [
+        ("bytes=5-9", "fghij", "bytes 5-9/30"), ("bytes=27-", "bcd", "bytes 27-29/30"),
+        ("bytes=-4", "abcd", "bytes 26-29/30"),
+    ])
     func rangeAnswers206(range: String, expected: String, contentRange: String) async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/range/30", headers: [("Range", range)],
-                comparingHeaders: ["ETag", "Content-Range", "Content-Length"], comparingBody: .bytes
+                server,
+                "/range/30",
+                headers: [("Range", range)],
+                comparingHeaders: ["ETag", "Content-Range", "Content-Length"],
+                comparingBody: .bytes
             )
             #expect(answer.status == 206)
             #expect(answer.text == expected)
@@ -102,7 +116,10 @@ import Testing
     @Test func unsatisfiableRangesAnswer416() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/range/30", headers: [("Range", "bytes=40-50")], comparingHeaders: ["Content-Range"],
+                server,
+                "/range/30",
+                headers: [("Range", "bytes=40-50")],
+                comparingHeaders: ["Content-Range"],
                 comparingBody: .bytes
             )
             #expect(answer.status == 416)
@@ -114,11 +131,15 @@ import Testing
     @Test func ifRangeDecidesBetweenPartAndWhole() async throws {
         try await TestServer.withRunningServer { server in
             let matching = try await Exchange.make(
-                server.baseURL, "/range/30", headers: [("Range", "bytes=10-"), ("If-Range", "range30")]
+                server.baseURL,
+                "/range/30",
+                headers: [("Range", "bytes=10-"), ("If-Range", "range30")]
             )
             #expect(matching.status == 206 && matching.text == "klmnopqrstuvwxyzabcd")
             let stale = try await Exchange.make(
-                server.baseURL, "/range/30", headers: [("Range", "bytes=10-"), ("If-Range", "\"range29\"")]
+                server.baseURL,
+                "/range/30",
+                headers: [("Range", "bytes=10-"), ("If-Range", "\"range29\"")]
             )
             #expect(stale.status == 200 && stale.body.count == 30)
         }
@@ -126,7 +147,12 @@ import Testing
 
     @Test func invalidRangeSizesAre404() async throws {
         try await TestServer.withRunningServer { server in
-            let answer = try await expectSameAsHttpbin(server, "/range/0", comparingHeaders: ["ETag"], comparingBody: .none)
+            let answer = try await expectSameAsHttpbin(
+                server,
+                "/range/0",
+                comparingHeaders: ["ETag"],
+                comparingBody: .none
+            )
             #expect(answer.status == 404)
         }
     }
@@ -134,7 +160,8 @@ import Testing
     @Test func rangeDurationSpreadsTheBody() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: "GET /range/40?chunk_size=10&duration=0.8 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                port: server.port,
+                request: "GET /range/40?chunk_size=10&duration=0.8 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             )
             #expect(result.body.count == 40)
             #expect(result.arrivalTimes.count >= 2)
@@ -145,13 +172,16 @@ import Testing
     @Test func dripSendsAsterisksOverTime() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/drip?numbytes=5&duration=0.2&code=201", comparingHeaders: ["Content-Type", "Content-Length"],
+                server,
+                "/drip?numbytes=5&duration=0.2&code=201",
+                comparingHeaders: ["Content-Type", "Content-Length"],
                 comparingBody: .bytes
             )
             #expect(answer.status == 201)
             #expect(answer.text == "*****")
             let result = try await RawConnection.exchange(
-                port: server.port, request: "GET /drip?numbytes=4&duration=0.6&delay=0.3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                port: server.port,
+                request: "GET /drip?numbytes=4&duration=0.6&delay=0.3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             )
             #expect(result.body == Array("****".utf8))
             #expect((result.arrivalTimes.first ?? 0) >= 0.25, "the head waits for the delay")

@@ -23,7 +23,8 @@ import Testing
     @Test func dropCanResetInstead() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/drop/100000?after=1000&mode=reset")
+                port: server.port,
+                request: get("/fault/drop/100000?after=1000&mode=reset")
             )
             #expect(result.ending == .reset)
             #expect(result.body.count <= 1000)
@@ -33,11 +34,13 @@ import Testing
     @Test func dropHonoursRangeSoAClientCanResume() async throws {
         try await TestServer.withRunningServer { server in
             let first = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/drop/60?after=25&key=resume")
+                port: server.port,
+                request: get("/fault/drop/60?after=25&key=resume")
             )
             #expect(first.body.count == 25)
             let rest = try await Exchange.make(
-                server.baseURL, "/fault/drop/60?after=25&key=resume",
+                server.baseURL,
+                "/fault/drop/60?after=25&key=resume",
                 headers: [("Range", "bytes=25-"), ("If-Range", "range60")]
             )
             #expect(rest.status == 206)
@@ -61,7 +64,8 @@ import Testing
     @Test func wrongContentLengthPromisesMoreThanItSends() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/content-length/10?declared=50")
+                port: server.port,
+                request: get("/fault/content-length/10?declared=50")
             )
             #expect(result.head.contains("Content-Length: 50"))
             #expect(result.body == Array("abcdefghij".utf8))
@@ -75,7 +79,8 @@ import Testing
     @Test func wrongContentLengthCanPromiseLess() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/content-length/10?declared=4")
+                port: server.port,
+                request: get("/fault/content-length/10?declared=4")
             )
             #expect(result.head.contains("Content-Length: 4"))
             #expect(result.body == Array("abcdefghij".utf8), "the extra bytes follow on the wire")
@@ -130,7 +135,10 @@ import Testing
 
     @Test func retryAfterCanSay429AndAnHTTPDate() async throws {
         try await TestServer.withRunningServer { server in
-            let answer = try await Exchange.make(server.baseURL, "/fault/retry-after/k2?status=429&seconds=60&date=true")
+            let answer = try await Exchange.make(
+                server.baseURL,
+                "/fault/retry-after/k2?status=429&seconds=60&date=true"
+            )
             #expect(answer.status == 429)
             let value = try #require(answer.headers["Retry-After"].first)
             #expect(value.hasSuffix(" GMT") && value.count == 29)
@@ -151,9 +159,16 @@ import Testing
     func flakyFailsTheFirstTimes(fault: String, ending: RawConnection.Ending) async throws {
         try await TestServer.withRunningServer { server in
             let target = "/fault/flaky/f?times=1&fault=\(fault)&status=502"
-            let failure = try await RawConnection.exchange(port: server.port, request: get(target, "Connection: close\r\n"))
+            let failure = try await RawConnection.exchange(
+                port: server.port,
+                request: get(target, "Connection: close\r\n")
+            )
             #expect(failure.ending == ending)
-            if fault == "status" { #expect(failure.head.hasPrefix("HTTP/1.1 502")) } else { #expect(failure.bytes.isEmpty) }
+            if fault == "status" {
+                #expect(failure.head.hasPrefix("HTTP/1.1 502"))
+            } else {
+                #expect(failure.bytes.isEmpty)
+            }
             let success = try await Exchange.make(server.baseURL, target)
             #expect(success.status == 200 && success.json?["attempts"] == .int(2))
         }
@@ -162,7 +177,8 @@ import Testing
     @Test func slowHeadersTrickleOut() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/slow-headers?seconds=0.6", "Connection: close\r\n")
+                port: server.port,
+                request: get("/fault/slow-headers?seconds=0.6", "Connection: close\r\n")
             )
             #expect(result.head.hasPrefix("HTTP/1.1 200 OK"))
             #expect(result.arrivalTimes.count >= 5, "the head arrives in pieces")
@@ -174,7 +190,8 @@ import Testing
     @Test func hugeHeaderHasTheRequestedSize() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
-                port: server.port, request: get("/fault/huge-header?bytes=200000", "Connection: close\r\n")
+                port: server.port,
+                request: get("/fault/huge-header?bytes=200000", "Connection: close\r\n")
             )
             let line = try #require(result.head.split(separator: "\r\n").first { $0.hasPrefix("X-Huge-Header: ") })
             #expect(line.count == "X-Huge-Header: ".count + 200_000)

@@ -8,15 +8,20 @@ import Testing
     @Test func getEchoesArgsHeadersOriginAndURL() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/get?a=1&a=2&b=x%20y&flag&x=%E2%9C%93",
+                server,
+                "/get?a=1&a=2&b=x%20y&flag&x=%E2%9C%93",
                 headers: [("X-Test", "1"), ("x-test", "2"), ("X-Forwarded-Proto-Like", "v")]
             )
             #expect(answer.status == 200)
             #expect(answer.headers["Content-Type"] == ["application/json"])
             let json = try #require(answer.json)
-            #expect(json["args"] == .object([
-                "a": .array([.string("1"), .string("2")]), "b": .string("x y"), "flag": .string(""), "x": .string("✓"),
-            ]))
+            #expect(
+                json["args"]
+                    == .object([
+                        "a": .array([.string("1"), .string("2")]), "b": .string("x y"), "flag": .string(""),
+                        "x": .string("✓"),
+                    ])
+            )
             #expect(json["headers"]?["X-Test"] == .string("1,2"))
             #expect(json["headers"]?["X-Forwarded-Proto-Like"] == .string("v"))
             #expect(json["origin"] == .string("127.0.0.1"))
@@ -29,13 +34,20 @@ import Testing
         try await TestServer.withRunningServer { server in
             let body = Array(#"{"name": "Courier", "tags": ["http", 2, 2.5, true, null]}"#.utf8)
             let answer = try await expectSameAsHttpbin(
-                server, "/\(method.rawValue.lowercased())?q=1", method: method,
-                headers: [("Content-Type", "application/json")], body: body
+                server,
+                "/\(method.rawValue.lowercased())?q=1",
+                method: method,
+                headers: [("Content-Type", "application/json")],
+                body: body
             )
             let json = try #require(answer.json)
-            #expect(json["json"] == .object([
-                "name": .string("Courier"), "tags": .array([.string("http"), .int(2), .double(2.5), .bool(true), .null]),
-            ]))
+            #expect(
+                json["json"]
+                    == .object([
+                        "name": .string("Courier"),
+                        "tags": .array([.string("http"), .int(2), .double(2.5), .bool(true), .null]),
+                    ])
+            )
             #expect(json["data"] == .string(String(decoding: body, as: UTF8.self)))
             #expect(json["form"] == .object([:]) && json["files"] == .object([:]))
             #expect(json["args"] == .object(["q": .string("1")]))
@@ -45,7 +57,10 @@ import Testing
     @Test func postDecodesURLEncodedForms() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/post", method: .POST, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                server,
+                "/post",
+                method: .POST,
+                headers: [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Array("a=1&b=x+y&a=2".utf8)
             )
             let json = try #require(answer.json)
@@ -57,23 +72,31 @@ import Testing
     @Test func anythingDecodesMultipartFilesAndFields() async throws {
         try await TestServer.withRunningServer { server in
             let boundary = "courier-boundary"
-            let body = Array(
-                ("--\(boundary)\r\nContent-Disposition: form-data; name=\"greeting\"\r\n\r\nhello\r\n"
-                    + "--\(boundary)\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\n"
-                    + "Content-Type: text/plain\r\n\r\nfile text\r\n"
-                    + "--\(boundary)\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n"
-                    + "Content-Type: application/octet-stream\r\n\r\n").utf8) + [0xFF, 0x00, 0xFE]
+            let body =
+                Array(
+                    ("--\(boundary)\r\nContent-Disposition: form-data; name=\"greeting\"\r\n\r\nhello\r\n"
+                        + "--\(boundary)\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\n"
+                        + "Content-Type: text/plain\r\n\r\nfile text\r\n"
+                        + "--\(boundary)\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n"
+                        + "Content-Type: application/octet-stream\r\n\r\n").utf8
+                ) + [0xFF, 0x00, 0xFE]
                 + Array("\r\n--\(boundary)--\r\n".utf8)
             let answer = try await expectSameAsHttpbin(
-                server, "/anything/some/path", method: .PUT,
-                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: body
+                server,
+                "/anything/some/path",
+                method: .PUT,
+                headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+                body: body
             )
             let json = try #require(answer.json)
             #expect(json["method"] == .string("PUT"))
             #expect(json["form"] == .object(["greeting": .string("hello")]))
-            #expect(json["files"] == .object([
-                "doc": .string("file text"), "blob": .string("data:application/octet-stream;base64,/wD+"),
-            ]))
+            #expect(
+                json["files"]
+                    == .object([
+                        "doc": .string("file text"), "blob": .string("data:application/octet-stream;base64,/wD+"),
+                    ])
+            )
             #expect(json["url"] == .string("\(server.baseURL.absoluteString)/anything/some/path"))
         }
     }
@@ -81,7 +104,10 @@ import Testing
     @Test func binaryBodiesBecomeDataURLs() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/anything", method: .POST, headers: [("Content-Type", "application/octet-stream")],
+                server,
+                "/anything",
+                method: .POST,
+                headers: [("Content-Type", "application/octet-stream")],
                 body: [0, 1, 0xFF]
             )
             #expect(answer.json?["data"] == .string("data:application/octet-stream;base64,AAH/"))
@@ -91,7 +117,9 @@ import Testing
     @Test func headersIPAndUserAgent() async throws {
         try await TestServer.withRunningServer { server in
             let headers = try await expectSameAsHttpbin(
-                server, "/headers", headers: [("X-Real-Ip", "hidden"), ("Via", "hidden"), ("x-lower.dot", "shown")]
+                server,
+                "/headers",
+                headers: [("X-Real-Ip", "hidden"), ("Via", "hidden"), ("x-lower.dot", "shown")]
             )
             #expect(headers.json?["headers"]?["X-Real-Ip"] == nil)
             #expect(headers.json?["headers"]?["Via"] == nil)
@@ -133,7 +161,10 @@ import Testing
             #expect(wrongMethod.status == 405)
             #expect(allowed(wrongMethod) == ["GET", "HEAD", "OPTIONS"])
             let options = try await expectSameAsHttpbin(
-                server, "/anything", method: .OPTIONS, comparingHeaders: ["Access-Control-Allow-Methods"],
+                server,
+                "/anything",
+                method: .OPTIONS,
+                comparingHeaders: ["Access-Control-Allow-Methods"],
                 comparingBody: .none
             )
             #expect(options.status == 200)
@@ -144,7 +175,11 @@ import Testing
                 #expect(allowed(try await Exchange.make(httpbin, "/anything", method: .OPTIONS)) == allowed(options))
             }
             let head = try await expectSameAsHttpbin(
-                server, "/json", method: .HEAD, comparingHeaders: ["Content-Type", "Content-Length"], comparingBody: .none
+                server,
+                "/json",
+                method: .HEAD,
+                comparingHeaders: ["Content-Type", "Content-Length"],
+                comparingBody: .none
             )
             #expect(head.status == 200 && head.body.isEmpty)
             #expect(head.headers["Content-Length"].first.flatMap { Int($0) } ?? 0 > 100)
@@ -154,7 +189,9 @@ import Testing
     @Test func corsHeadersEchoTheOrigin() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/get", headers: [("Origin", "https://example.org")],
+                server,
+                "/get",
+                headers: [("Origin", "https://example.org")],
                 comparingHeaders: ["Access-Control-Allow-Origin", "Access-Control-Allow-Credentials"]
             )
             #expect(answer.headers["Access-Control-Allow-Origin"] == ["https://example.org"])

@@ -5,18 +5,34 @@ import Testing
 @Suite struct RedirectRoutesTests {
     @Test func redirectChainsAreRelativeByDefault() async throws {
         try await TestServer.withRunningServer { server in
-            let first = try await expectSameAsHttpbin(server, "/redirect/3", comparingHeaders: ["Location"], comparingBody: .none)
+            let first = try await expectSameAsHttpbin(
+                server,
+                "/redirect/3",
+                comparingHeaders: ["Location"],
+                comparingBody: .none
+            )
             #expect(first.status == 302)
             #expect(first.headers["Location"] == ["/relative-redirect/2"])
             let middle = try await expectSameAsHttpbin(
-                server, "/relative-redirect/2", comparingHeaders: ["Location"], comparingBody: .none
+                server,
+                "/relative-redirect/2",
+                comparingHeaders: ["Location"],
+                comparingBody: .none
             )
             #expect(middle.headers["Location"] == ["/relative-redirect/1"])
             let last = try await expectSameAsHttpbin(
-                server, "/relative-redirect/1", comparingHeaders: ["Location"], comparingBody: .none
+                server,
+                "/relative-redirect/1",
+                comparingHeaders: ["Location"],
+                comparingBody: .none
             )
             #expect(last.headers["Location"] == ["/get"])
-            let one = try await expectSameAsHttpbin(server, "/redirect/1", comparingHeaders: ["Location"], comparingBody: .none)
+            let one = try await expectSameAsHttpbin(
+                server,
+                "/redirect/1",
+                comparingHeaders: ["Location"],
+                comparingBody: .none
+            )
             #expect(one.headers["Location"] == ["/get"])
         }
     }
@@ -41,13 +57,19 @@ import Testing
     @Test func redirectToUsesTheGivenURLAndStatus() async throws {
         try await TestServer.withRunningServer { server in
             let temporary = try await expectSameAsHttpbin(
-                server, "/redirect-to?url=https%3A%2F%2Fexample.org%2Fx&status_code=307", method: .POST,
-                comparingHeaders: ["Location"], comparingBody: .none
+                server,
+                "/redirect-to?url=https%3A%2F%2Fexample.org%2Fx&status_code=307",
+                method: .POST,
+                comparingHeaders: ["Location"],
+                comparingBody: .none
             )
             #expect(temporary.status == 307)
             #expect(temporary.headers["Location"] == ["https://example.org/x"])
             let outOfRange = try await expectSameAsHttpbin(
-                server, "/redirect-to?url=/get&status_code=200", comparingHeaders: ["Location"], comparingBody: .none
+                server,
+                "/redirect-to?url=/get&status_code=200",
+                comparingHeaders: ["Location"],
+                comparingBody: .none
             )
             #expect(outOfRange.status == 302)
         }

@@ -36,8 +36,11 @@ import Testing
             if encoding == "deflate" { #expect(raw.body.first == 0x78) }
 
             let decoded = try await expectSameAsHttpbin(
-                server, "/\(encoding)", headers: [("Accept-Encoding", encoding)],
-                comparingHeaders: ["Content-Type", "Content-Encoding"], decompressing: true
+                server,
+                "/\(encoding)",
+                headers: [("Accept-Encoding", encoding)],
+                comparingHeaders: ["Content-Type", "Content-Encoding"],
+                decompressing: true
             )
             #expect(decoded.json?[flag] == .bool(true))
             #expect(decoded.json?["method"] == .string("GET"))
@@ -47,7 +50,9 @@ import Testing
     @Test func responseHeadersSetsAndEchoesHeaders() async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/response-headers?X-Custom=1&multi=a&multi=b", method: .POST,
+                server,
+                "/response-headers?X-Custom=1&multi=a&multi=b",
+                method: .POST,
                 comparingHeaders: ["Content-Type", "Content-Length", "X-Custom", "multi"]
             )
             #expect(answer.headers["X-Custom"] == ["1"])

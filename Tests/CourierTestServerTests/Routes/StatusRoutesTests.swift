@@ -8,7 +8,8 @@ import Testing
     func answersWithTheRequestedCode(code: Int) async throws {
         try await TestServer.withRunningServer { server in
             let answer = try await expectSameAsHttpbin(
-                server, "/status/\(code)",
+                server,
+                "/status/\(code)",
                 // Not Proxy-Authenticate: gunicorn drops it as a hop-by-hop header; this server sends it.
                 comparingHeaders: ["Content-Type", "Location", "WWW-Authenticate"],
                 comparingBody: code == 406 ? .json : .none

@@ -11,7 +11,9 @@ import Testing
             let answer = try await Exchange.make(server.baseURL, "/upload", method: .POST, body: body)
             #expect(answer.json == .object(["bytes": .int(body.count), "sha256": .string(SHA256.hexDigest(of: body))]))
             let empty = try await Exchange.make(server.baseURL, "/upload", method: .PUT, body: [])
-            #expect(empty.json?["sha256"] == .string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))
+            #expect(
+                empty.json?["sha256"] == .string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+            )
         }
     }
 
@@ -33,14 +35,21 @@ import Testing
             let json = JSONValue.parse(Array(try await response.body.collect(upTo: 1024).readableBytesView))
             var expected = SHA256()
             for _ in 0..<chunkCount { expected.update(chunk) }
-            #expect(json == .object(["bytes": .int(chunk.count * chunkCount), "sha256": .string(expected.hexDigest())]))
+            #expect(
+                json == .object(["bytes": .int(chunk.count * chunkCount), "sha256": .string(expected.hexDigest())])
+            )
         }
     }
 
     @Test func bufferedRoutesRefuseBodiesOverTheLimit() async throws {
         let configuration = TestServer.Configuration { $0.maximumRequestBodySize = 1024 }
         try await TestServer.withRunningServer(configuration: configuration) { server in
-            let answer = try await Exchange.make(server.baseURL, "/post", method: .POST, body: [UInt8](repeating: 1, count: 4096))
+            let answer = try await Exchange.make(
+                server.baseURL,
+                "/post",
+                method: .POST,
+                body: [UInt8](repeating: 1, count: 4096)
+            )
             #expect(answer.status == 413)
             #expect(answer.headers["Connection"] == ["close"])
         }

@@ -20,7 +20,8 @@ import Testing
         let body = Array(
             ("--XYZ\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nvalue\r\n"
                 + "--XYZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
-                + "Content-Type: application/octet-stream\r\n\r\n\u{0}\u{1}\r\n--XYZ--\r\n").utf8)
+                + "Content-Type: application/octet-stream\r\n\r\n\u{0}\u{1}\r\n--XYZ--\r\n").utf8
+        )
         let parts = try #require(FormDecoding.multipartParts(body, boundary: "XYZ"))
         #expect(parts.count == 2)
         #expect(parts[0].name == "field" && parts[0].filename == nil && parts[0].content == Array("value".utf8))

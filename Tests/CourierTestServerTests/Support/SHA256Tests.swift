@@ -28,7 +28,10 @@ import Testing
             var hasher = SHA256()
             message[..<split].withUnsafeBytes { hasher.update(bufferPointer: $0) }
             hasher.update(message[split...])
-            #expect(hasher.hexDigest() == "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363", "split at \(split)")
+            #expect(
+                hasher.hexDigest() == "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363",
+                "split at \(split)"
+            )
         }
     }
 }
