@@ -41,6 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = try await TestServer.start(configuration: configuration)
         print("CourierTestServer listening on \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+        fflush(nil)  // Scripts wait for this line; stdout is block-buffered when piped.
         await Self.waitForTerminationSignal()
         try await server.shutdown()
         print("stopped")
