@@ -47,6 +47,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CourierTests",
+            dependencies: ["Courier"]
+        ),
+        .testTarget(
             name: "CourierTestServerTests",
             dependencies: [
                 "CourierTestServer",

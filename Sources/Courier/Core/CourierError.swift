@@ -1,0 +1,268 @@
+import Foundation
+
+/// The one error type Courier reports: what failed (``kind``), the details of that failure, and
+/// the error underneath, if any.
+///
+/// Check the family with ``kind`` (`error.kind == .responseValidationFailed`) or the shortcuts
+/// (``isExplicitlyCancelledError``, ``responseCode``); ``underlyingError`` keeps what a transport,
+/// encoder or decoder threw. Transport failures carry a `URLError` on both transports, so retry
+/// policies read the same whichever one ran.
+///
+/// A struct rather than an enum so new failure families can be added without breaking a `switch`
+/// in your code.
+public struct CourierError: Error, Sendable {
+    /// A family of failures. ``description`` is a fixed short name, safe for logs and metric labels.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        /// The short name, e.g. `responseValidationFailed`.
+        public let description: String
+
+        private init(_ description: String) {
+            self.description = description
+        }
+
+        /// A string or URL could not be made into a request URL.
+        public static let invalidURL = Kind("invalidURL")
+        /// A header cannot be sent: a bad name, or CR, LF or NUL in the value.
+        public static let invalidHeader = Kind("invalidHeader")
+        /// Parameters could not be encoded into the request.
+        public static let parameterEncodingFailed = Kind("parameterEncodingFailed")
+        /// A multipart form could not be encoded (for example, a file could not be read).
+        public static let multipartEncodingFailed = Kind("multipartEncodingFailed")
+        /// A request adapter failed, so the request was never sent.
+        public static let requestAdaptationFailed = Kind("requestAdaptationFailed")
+        /// A request retrier failed while deciding whether to retry.
+        public static let requestRetryFailed = Kind("requestRetryFailed")
+        /// A validator rejected the response (status code, content type, or a custom rule).
+        public static let responseValidationFailed = Kind("responseValidationFailed")
+        /// The response body could not be turned into the requested value.
+        public static let responseSerializationFailed = Kind("responseSerializationFailed")
+        /// The server's TLS certificate was not trusted.
+        public static let serverTrustEvaluationFailed = Kind("serverTrustEvaluationFailed")
+        /// The session was invalidated before or while the request ran.
+        public static let sessionInvalidated = Kind("sessionInvalidated")
+        /// The request was cancelled by the caller (or its Swift task was).
+        public static let explicitlyCancelled = Kind("explicitlyCancelled")
+        /// The transport failed: no connection, a timeout, a connection lost mid-body…
+        public static let transportFailed = Kind("transportFailed")
+        /// A body was larger than the configured limit.
+        public static let bodyTooLarge = Kind("bodyTooLarge")
+    }
+
+    /// Why a validator rejected a response.
+    public enum ValidationFailureReason: Sendable {
+        /// The status code was not among the acceptable ones.
+        case unacceptableStatusCode(code: Int)
+        /// The response's content type matched none of the acceptable ones.
+        case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        /// The response had a body but no `Content-Type`, and some were required.
+        case missingContentType(acceptableContentTypes: [String])
+        /// A custom validator threw this error.
+        case customValidationFailed(error: any Error)
+    }
+
+    /// Why a serializer could not produce a value.
+    public enum SerializationFailureReason: Sendable {
+        /// The body was empty, and the serializer does not accept an empty body for this response.
+        case inputDataNilOrZeroLength
+        /// The body could not be decoded as text in this encoding.
+        case stringSerializationFailed(encoding: String.Encoding)
+        /// A `Decodable` value could not be decoded; the decoder's error is kept.
+        case decodingFailed(error: any Error)
+        /// A custom serializer threw this error.
+        case customSerializationFailed(error: any Error)
+    }
+
+    private enum Detail: Sendable {
+        case url(String)
+        case header(name: String, reason: String)
+        case validation(ValidationFailureReason)
+        case serialization(SerializationFailureReason)
+        case retry(retryError: any Error, originalError: any Error)
+        case limit(Int)
+        case underlying((any Error)?)
+    }
+
+    /// The family of the failure.
+    public let kind: Kind
+    private let detail: Detail
+
+    private init(_ kind: Kind, _ detail: Detail) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    // MARK: - Making errors
+
+    /// `url` could not be made into a request URL.
+    public static func invalidURL(_ url: String) -> CourierError {
+        CourierError(.invalidURL, .url(url))
+    }
+
+    /// Header `name` cannot be sent, for `reason`.
+    public static func invalidHeader(name: String, reason: String) -> CourierError {
+        CourierError(.invalidHeader, .header(name: name, reason: reason))
+    }
+
+    /// Encoding parameters failed with `error`.
+    public static func parameterEncodingFailed(_ error: any Error) -> CourierError {
+        CourierError(.parameterEncodingFailed, .underlying(error))
+    }
+
+    /// Encoding a multipart form failed with `error`.
+    public static func multipartEncodingFailed(_ error: any Error) -> CourierError {
+        CourierError(.multipartEncodingFailed, .underlying(error))
+    }
+
+    /// A request adapter failed with `error`.
+    public static func requestAdaptationFailed(_ error: any Error) -> CourierError {
+        CourierError(.requestAdaptationFailed, .underlying(error))
+    }
+
+    /// A retrier failed with `retryError` while handling `originalError`.
+    public static func requestRetryFailed(retryError: any Error, originalError: any Error) -> CourierError {
+        CourierError(.requestRetryFailed, .retry(retryError: retryError, originalError: originalError))
+    }
+
+    /// A validator rejected the response for `reason`.
+    public static func responseValidationFailed(_ reason: ValidationFailureReason) -> CourierError {
+        CourierError(.responseValidationFailed, .validation(reason))
+    }
+
+    /// A serializer failed for `reason`.
+    public static func responseSerializationFailed(_ reason: SerializationFailureReason) -> CourierError {
+        CourierError(.responseSerializationFailed, .serialization(reason))
+    }
+
+    /// The server's certificate was not trusted; `error` says why.
+    public static func serverTrustEvaluationFailed(_ error: (any Error)?) -> CourierError {
+        CourierError(.serverTrustEvaluationFailed, .underlying(error))
+    }
+
+    /// The session was invalidated, with `error` if it was invalidated by one.
+    public static func sessionInvalidated(_ error: (any Error)?) -> CourierError {
+        CourierError(.sessionInvalidated, .underlying(error))
+    }
+
+    /// The request was cancelled by the caller.
+    public static let explicitlyCancelled = CourierError(.explicitlyCancelled, .underlying(nil))
+
+    /// The transport failed with `error`, a `URLError` whose code says what happened.
+    public static func transportFailed(_ error: URLError) -> CourierError {
+        CourierError(.transportFailed, .underlying(error))
+    }
+
+    /// A body exceeded `limit` bytes.
+    public static func bodyTooLarge(limit: Int) -> CourierError {
+        CourierError(.bodyTooLarge, .limit(limit))
+    }
+
+    // MARK: - Reading errors
+
+    /// Whether the caller cancelled the request.
+    public var isExplicitlyCancelledError: Bool { kind == .explicitlyCancelled }
+
+    /// The unacceptable status code, when validation rejected one.
+    public var responseCode: Int? {
+        if case .validation(.unacceptableStatusCode(let code)) = detail { return code }
+        return nil
+    }
+
+    /// Why validation failed, when it did.
+    public var validationFailureReason: ValidationFailureReason? {
+        if case .validation(let reason) = detail { return reason }
+        return nil
+    }
+
+    /// Why serialization failed, when it did.
+    public var serializationFailureReason: SerializationFailureReason? {
+        if case .serialization(let reason) = detail { return reason }
+        return nil
+    }
+
+    /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw.
+    public var underlyingError: (any Error)? {
+        switch detail {
+        case .underlying(let error): return error
+        case .retry(let retryError, _): return retryError
+        case .validation(.customValidationFailed(let error)): return error
+        case .serialization(.decodingFailed(let error)), .serialization(.customSerializationFailed(let error)):
+            return error
+        case .url, .header, .validation, .serialization, .limit: return nil
+        }
+    }
+
+    /// The `URLError` of a transport failure, whose `code` reads the same on both transports.
+    public var urlError: URLError? {
+        underlyingError as? URLError
+    }
+
+    /// The URL that could not be used, for ``Kind/invalidURL``.
+    public var invalidURLString: String? {
+        if case .url(let url) = detail { return url }
+        return nil
+    }
+}
+
+extension CourierError: LocalizedError, CustomStringConvertible {
+    /// What went wrong, in words a person can act on.
+    public var errorDescription: String? {
+        switch detail {
+        case .url(let url):
+            return "The URL \"\(url)\" is not valid: check its scheme and host."
+        case .header(_, let reason):
+            return "A header cannot be sent: \(reason)."
+        case .validation(let reason):
+            return Self.describe(reason)
+        case .serialization(let reason):
+            return Self.describe(reason)
+        case .retry(let retryError, let originalError):
+            return "Deciding whether to retry failed with \(retryError.localizedDescription) "
+                + "(the request had failed with \(originalError.localizedDescription))."
+        case .limit(let limit):
+            return "The body is larger than the limit of \(limit) bytes."
+        case .underlying(let error):
+            let cause = error.map { ": \($0.localizedDescription)" } ?? "."
+            switch kind {
+            case .explicitlyCancelled: return "The request was cancelled."
+            case .sessionInvalidated: return "The session was invalidated\(cause)"
+            case .serverTrustEvaluationFailed: return "The server's certificate is not trusted\(cause)"
+            case .parameterEncodingFailed: return "The parameters could not be encoded\(cause)"
+            case .multipartEncodingFailed: return "The multipart form could not be encoded\(cause)"
+            case .requestAdaptationFailed: return "Adapting the request failed\(cause)"
+            default: return "The request failed\(cause)"
+            }
+        }
+    }
+
+    /// ``kind`` and the description.
+    public var description: String {
+        "CourierError.\(kind): \(errorDescription ?? "")"
+    }
+
+    private static func describe(_ reason: ValidationFailureReason) -> String {
+        switch reason {
+        case .unacceptableStatusCode(let code):
+            return "The server answered with status code \(code), which the request does not accept."
+        case .unacceptableContentType(let acceptable, let actual):
+            return "The response's content type \(actual) is none of the accepted types: "
+                + acceptable.joined(separator: ", ") + "."
+        case .missingContentType(let acceptable):
+            return "The response has no Content-Type; it must be one of: \(acceptable.joined(separator: ", "))."
+        case .customValidationFailed(let error):
+            return "Validation failed: \(error.localizedDescription)"
+        }
+    }
+
+    private static func describe(_ reason: SerializationFailureReason) -> String {
+        switch reason {
+        case .inputDataNilOrZeroLength:
+            return "The response body is empty, and an empty body is not acceptable for this response."
+        case .stringSerializationFailed(let encoding):
+            return "The response body is not valid text in the \(encoding) encoding."
+        case .decodingFailed(let error):
+            return "The response body could not be decoded: \(error)"
+        case .customSerializationFailed(let error):
+            return "The response could not be serialized: \(error.localizedDescription)"
+        }
+    }
+}

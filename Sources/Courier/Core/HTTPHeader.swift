@@ -1,0 +1,149 @@
+import Foundation
+
+/// One HTTP header field: a name and a value.
+///
+/// Static helpers build the common ones, e.g. `.authorization(bearerToken:)` or
+/// `.contentType("application/json")`.
+public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The field name, e.g. `Content-Type`. Compared case-insensitively by ``HTTPHeaders``.
+    public let name: String
+    /// The field value.
+    public let value: String
+
+    /// Creates a header from a name and a value.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `name: value`, with the value of a credential-bearing header redacted.
+    public var description: String {
+        "\(name): \(isSensitive ? "***" : value)"
+    }
+
+    /// Whether the value carries credentials (`Authorization`, `Proxy-Authorization`, `Cookie`,
+    /// `Set-Cookie`) and so stays out of logs and descriptions unless asked for.
+    public var isSensitive: Bool {
+        HTTPHeader.sensitiveNames.contains(name.lowercased())
+    }
+
+    private static let sensitiveNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    /// Why the header cannot be sent, or `nil` if it can: the name must be a token, and the value
+    /// must not hold CR, LF or NUL, which would let it forge further headers or a second request.
+    public var invalidityReason: String? {
+        if name.isEmpty || !name.utf8.allSatisfy(HTTPMethod.isTokenCharacter) {
+            return "the header name \"\(name)\" is not a valid token"
+        }
+        if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            return "the value of header \"\(name)\" contains CR, LF or NUL"
+        }
+        return nil
+    }
+}
+
+extension HTTPHeader {
+    /// `Accept`, the media types the client can use, e.g. `application/json`.
+    public static func accept(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept", value: value)
+    }
+
+    /// `Accept-Charset`.
+    public static func acceptCharset(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Charset", value: value)
+    }
+
+    /// `Accept-Encoding`, the content codings the client can decode.
+    public static func acceptEncoding(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Encoding", value: value)
+    }
+
+    /// `Accept-Language`, e.g. `en-GB;q=1.0, fr;q=0.9`.
+    public static func acceptLanguage(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Language", value: value)
+    }
+
+    /// `Authorization` with HTTP Basic credentials (RFC 7617), UTF-8 encoded.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
+        let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
+        return authorization("Basic \(credentials)")
+    }
+
+    /// `Authorization: Bearer <token>` (RFC 6750).
+    public static func authorization(bearerToken: String) -> HTTPHeader {
+        authorization("Bearer \(bearerToken)")
+    }
+
+    /// `Authorization` with a value you formed yourself.
+    public static func authorization(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Authorization", value: value)
+    }
+
+    /// `Content-Disposition`, e.g. `form-data; name="file"; filename="a.txt"`.
+    public static func contentDisposition(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Disposition", value: value)
+    }
+
+    /// `Content-Encoding`, the coding applied to the body.
+    public static func contentEncoding(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Encoding", value: value)
+    }
+
+    /// `Content-Type`, the body's media type.
+    public static func contentType(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Type", value: value)
+    }
+
+    /// `User-Agent`.
+    public static func userAgent(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "User-Agent", value: value)
+    }
+}
+
+extension HTTPHeader {
+    /// The codings both transports decode for you: `gzip;q=1.0, deflate;q=0.9`.
+    public static let defaultAcceptEncoding = acceptEncoding("gzip;q=1.0, deflate;q=0.9")
+
+    /// The system's preferred languages, at most six, with falling quality values.
+    public static let defaultAcceptLanguage: HTTPHeader = {
+        let languages = Locale.preferredLanguages.prefix(6).enumerated().map { index, language in
+            let quality = 1.0 - Double(index) * 0.1
+            return "\(language);q=\(String(format: "%.1f", quality))"
+        }
+        return acceptLanguage(languages.isEmpty ? "en;q=1.0" : languages.joined(separator: ", "))
+    }()
+
+    /// `<process> (<operating system> <version>) Courier/<version>`, e.g.
+    /// `MyApp (Linux 6.1.0) Courier/0.1.0`.
+    public static let defaultUserAgent: HTTPHeader = {
+        let info = ProcessInfo.processInfo
+        let product = String(
+            info.processName.map { character -> Character in
+                guard let ascii = character.asciiValue, HTTPMethod.isTokenCharacter(ascii), character != "/" else {
+                    return "-"
+                }
+                return character
+            }
+        )
+        let version = info.operatingSystemVersion
+        #if os(Linux)
+        let system = "Linux"
+        #elseif os(iOS)
+        let system = "iOS"
+        #elseif os(macOS)
+        let system = "macOS"
+        #elseif os(tvOS)
+        let system = "tvOS"
+        #elseif os(watchOS)
+        let system = "watchOS"
+        #elseif os(visionOS)
+        let system = "visionOS"
+        #else
+        let system = "Unknown"
+        #endif
+        let systemVersion = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+        return userAgent(
+            "\(product.isEmpty ? "Courier" : product) (\(system) \(systemVersion)) Courier/\(CourierVersion.current)"
+        )
+    }()
+}

@@ -1,0 +1,156 @@
+/// An ordered list of HTTP headers whose names compare case-insensitively.
+///
+/// Setting a header replaces one of the same name wherever it stands, so `Content-Type` and
+/// `content-type` never both go out. Order is kept as added, because some servers care.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add(.authorization(bearerToken: token))
+/// headers["accept"]   // "application/json"
+/// ```
+public struct HTTPHeaders: Hashable, Sendable {
+    private var headers: [HTTPHeader] = []
+
+    /// No headers.
+    public init() {}
+
+    /// The given headers, in order; a later header replaces an earlier one of the same name.
+    public init(_ headers: [HTTPHeader]) {
+        headers.forEach { update($0) }
+    }
+
+    /// The given name-value pairs; dictionaries have no order, so they are sorted by name.
+    public init(_ dictionary: [String: String]) {
+        dictionary.sorted { $0.key < $1.key }.forEach { update(name: $0.key, value: $0.value) }
+    }
+
+    /// Sets header `name` to `value`, replacing one of the same name in place or appending.
+    public mutating func add(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Sets `header`, replacing one of the same name in place or appending.
+    public mutating func add(_ header: HTTPHeader) {
+        update(header)
+    }
+
+    /// Sets header `name` to `value`, replacing one of the same name in place or appending.
+    public mutating func update(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Sets `header`, replacing one of the same name in place or appending.
+    public mutating func update(_ header: HTTPHeader) {
+        if let index = position(ofName: header.name) {
+            headers[index] = header
+        } else {
+            headers.append(header)
+        }
+    }
+
+    /// Removes the header named `name`, if any.
+    public mutating func remove(name: String) {
+        if let index = position(ofName: name) { headers.remove(at: index) }
+    }
+
+    /// Sorts the headers by name, case-insensitively.
+    public mutating func sort() {
+        headers.sort { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    /// The headers sorted by name, case-insensitively.
+    public func sorted() -> HTTPHeaders {
+        var copy = self
+        copy.sort()
+        return copy
+    }
+
+    /// The value of header `name`, compared case-insensitively, or `nil`.
+    public func value(for name: String) -> String? {
+        position(ofName: name).map { headers[$0].value }
+    }
+
+    /// The value of header `name`; setting `nil` removes it.
+    public subscript(_ name: String) -> String? {
+        get { value(for: name) }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// The headers as a dictionary (names as added).
+    public var dictionary: [String: String] {
+        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The first header that cannot be sent and why, or `nil` if all are valid.
+    public var firstInvalidity: (header: HTTPHeader, reason: String)? {
+        for header in headers {
+            if let reason = header.invalidityReason { return (header, reason) }
+        }
+        return nil
+    }
+
+    /// Equal when they hold the same headers in the same order, names compared case-insensitively.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.headers.count == rhs.headers.count
+            && zip(lhs.headers, rhs.headers).allSatisfy {
+                $0.name.lowercased() == $1.name.lowercased() && $0.value == $1.value
+            }
+    }
+
+    /// Hashes names case-insensitively, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        for header in headers {
+            hasher.combine(header.name.lowercased())
+            hasher.combine(header.value)
+        }
+    }
+
+    private func position(ofName name: String) -> Int? {
+        let lowered = name.lowercased()
+        return headers.firstIndex { $0.name.lowercased() == lowered }
+    }
+}
+
+extension HTTPHeaders {
+    /// What a session sends unless told otherwise: ``HTTPHeader/defaultAcceptEncoding``,
+    /// ``HTTPHeader/defaultAcceptLanguage`` and ``HTTPHeader/defaultUserAgent``.
+    public static let `default`: HTTPHeaders = [
+        .defaultAcceptEncoding, .defaultAcceptLanguage, .defaultUserAgent,
+    ]
+}
+
+extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+    /// Headers from a literal such as `["Accept": "application/json"]`, in written order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        elements.forEach { update(name: $0.0, value: $0.1) }
+    }
+}
+
+extension HTTPHeaders: ExpressibleByArrayLiteral {
+    /// Headers from a literal such as `[.accept("application/json")]`.
+    public init(arrayLiteral elements: HTTPHeader...) {
+        self.init(elements)
+    }
+}
+
+extension HTTPHeaders: RandomAccessCollection {
+    /// The position of the first header.
+    public var startIndex: Int { headers.startIndex }
+    /// The position after the last header.
+    public var endIndex: Int { headers.endIndex }
+    /// The header at `position`.
+    public subscript(position: Int) -> HTTPHeader { headers[position] }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// One `name: value` line per header, credentials redacted.
+    public var description: String {
+        headers.map(\.description).joined(separator: "\n")
+    }
+}
