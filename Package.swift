@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier"]
+            dependencies: ["Courier", "CourierNIO", "CourierTestServer"]
         ),
         .testTarget(
             name: "CourierTestServerTests",

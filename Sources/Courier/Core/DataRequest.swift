@@ -1,0 +1,221 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is collected in memory, then validated and serialized by the
+/// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
+/// or their async forms such as ``serializingDecodable(_:decoder:)``.
+public final class DataRequest: Request, TransportEventHandler, @unchecked Sendable {  // @unchecked: state lives in Request's lock.
+    /// Builds the URLRequest for each attempt.
+    let convertible: any URLRequestConvertible
+    /// The largest body accepted, or `nil` for no limit.
+    let maximumBodySize: Int?
+
+    init(
+        convertible: any URLRequestConvertible,
+        maximumBodySize: Int?,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        delegate: any RequestDelegate
+    ) {
+        self.convertible = convertible
+        self.maximumBodySize = maximumBodySize
+        super.init(serializationQueue: serializationQueue, eventMonitor: eventMonitor, delegate: delegate)
+    }
+
+    /// The response body received so far (all of it once finished), or `nil` before any arrives.
+    public var data: Data? { mutableState.withLock { $0.data } }
+
+    // MARK: - Transport events
+
+    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
+            state.response = response
+            state.data = nil
+            state.bytesReceived = 0
+            state.bytesExpected = response.expectedContentLength
+            return true
+        }
+        if isCurrent { eventMonitor?.request(self, didReceive: response) }
+    }
+
+    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        let outcome = mutableState.withLock {
+            state -> (handler: (DispatchQueue, @Sendable (Progress) -> Void)?, tooLarge: Bool)? in
+            guard state.task === task else { return nil }
+            if let limit = maximumBodySize, (state.data?.count ?? 0) + data.count > limit {
+                return (nil, true)
+            }
+            if state.data == nil {
+                state.data = data
+            } else {
+                state.data?.append(data)
+            }
+            state.bytesReceived += Int64(data.count)
+            return (state.downloadProgressHandler.map { ($0.queue, $0.handler) }, false)
+        }
+        guard let outcome else { return }
+        if outcome.tooLarge, let limit = maximumBodySize {
+            task.cancel()
+            finish(error: .bodyTooLarge(limit: limit))
+            return
+        }
+        if let (queue, handler) = outcome.handler {
+            let progress = downloadProgress
+            queue.async { handler(progress) }
+        }
+    }
+
+    public func transportTask(
+        _ task: any TransportTask,
+        didSendBodyBytes totalBytesSent: Int64,
+        of totalBytesExpected: Int64?
+    ) {
+        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)? in
+            guard state.task === task else { return nil }
+            state.bytesSent = totalBytesSent
+            state.bytesExpectedToSend = totalBytesExpected ?? -1
+            return state.uploadProgressHandler.map { ($0.queue, $0.handler) }
+        }
+        if let (queue, handler) = handler {
+            let progress = uploadProgress
+            queue.async { handler(progress) }
+        }
+    }
+
+    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
+            guard state.task === task else { return .ignore }
+            state.metrics.append(metrics)
+            return state.machine.attemptCompleted()
+        }
+        guard action == .complete else { return }
+        let transportError = error.map(CourierError.transportFailed)
+        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: transportError)
+        if let transportError {
+            finish(error: transportError)
+            return
+        }
+        let validationError = runValidators()
+        eventMonitor?.request(self, didValidateWithError: validationError)
+        finish(error: validationError)
+    }
+
+    // MARK: - Response handlers
+
+    /// Calls `completionHandler` on `queue` with the raw outcome: the body, if any, or the error.
+    @discardableResult
+    public func response(
+        queue: DispatchQueue = .courierCallbacks,
+        completionHandler: @escaping @Sendable (DataResponse<Data?, CourierError>) -> Void
+    ) -> Self {
+        appendFinishHandler { [self] in
+            serializationQueue.async { [self] in
+                let (request, response, data, metrics, error) = snapshot()
+                let result: Result<Data?, CourierError> = error.map { .failure($0) } ?? .success(data)
+                let dataResponse = DataResponse(
+                    request: request,
+                    response: response,
+                    data: data,
+                    metrics: metrics,
+                    serializationDuration: 0,
+                    result: result
+                )
+                eventMonitor?.request(self, didParseResponse: dataResponse)
+                queue.async { completionHandler(dataResponse) }
+            }
+        }
+        return self
+    }
+
+    /// Calls `completionHandler` on `queue` with the value `serializer` makes of the response.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .courierCallbacks,
+        responseSerializer serializer: Serializer,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
+    ) -> Self {
+        appendFinishHandler { [self] in
+            serializationQueue.async { [self] in
+                let (request, response, data, metrics, error) = snapshot()
+                let start = DispatchTime.now()
+                let result: Result<Serializer.SerializedObject, CourierError>
+                do {
+                    result = .success(
+                        try serializer.serialize(request: request, response: response, data: data, error: error)
+                    )
+                } catch let error as CourierError {
+                    result = .failure(error)
+                } catch {
+                    result = .failure(.responseSerializationFailed(.customSerializationFailed(error: error)))
+                }
+                let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                let dataResponse = DataResponse(
+                    request: request,
+                    response: response,
+                    data: data,
+                    metrics: metrics,
+                    serializationDuration: duration,
+                    result: result
+                )
+                eventMonitor?.request(self, didParseResponse: dataResponse)
+                queue.async { completionHandler(dataResponse) }
+            }
+        }
+        return self
+    }
+
+    /// Calls `completionHandler` with the body as `Data`.
+    @discardableResult
+    public func responseData(
+        queue: DispatchQueue = .courierCallbacks,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (DataResponse<Data, CourierError>) -> Void
+    ) -> Self {
+        response(
+            queue: queue,
+            responseSerializer: DataResponseSerializer(
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Calls `completionHandler` with the body as text (see ``StringResponseSerializer``).
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue = .courierCallbacks,
+        encoding: String.Encoding? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<String, CourierError>) -> Void
+    ) -> Self {
+        response(
+            queue: queue,
+            responseSerializer: StringResponseSerializer(encoding: encoding),
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Calls `completionHandler` with the body decoded as `type`.
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        queue: DispatchQueue = .courierCallbacks,
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        completionHandler: @escaping @Sendable (DataResponse<T, CourierError>) -> Void
+    ) -> Self {
+        response(
+            queue: queue,
+            responseSerializer: DecodableResponseSerializer<T>(decoder: decoder),
+            completionHandler: completionHandler
+        )
+    }
+
+    private func snapshot() -> (URLRequest?, HTTPURLResponse?, Data?, RequestMetrics?, CourierError?) {
+        mutableState.withLock { ($0.requests.last, $0.response, $0.data, $0.metrics.last, $0.error) }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything a finished ``DataRequest`` produced for one response handler: the request and
+/// response, the body, the metrics, and the serialized ``result``.
+public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
+    /// The last URLRequest sent, or `nil` if none could be built.
+    public let request: URLRequest?
+    /// The last response head, or `nil` if none arrived.
+    public let response: HTTPURLResponse?
+    /// The response body, or `nil` if none arrived.
+    public let data: Data?
+    /// The metrics of the last attempt.
+    public let metrics: RequestMetrics?
+    /// Seconds the serializer took.
+    public let serializationDuration: TimeInterval
+    /// The serialized value, or why there is none.
+    public let result: Result<Success, Failure>
+
+    /// Creates a response; serializers and tests build these.
+    public init(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        metrics: RequestMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>
+    ) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.metrics = metrics
+        self.serializationDuration = serializationDuration
+        self.result = result
+    }
+
+    /// The value, on success.
+    public var value: Success? { try? result.get() }
+
+    /// The error, on failure.
+    public var error: Failure? {
+        guard case .failure(let error) = result else { return nil }
+        return error
+    }
+}
+
+extension DataResponse: CustomStringConvertible {
+    /// The outcome and status, e.g. `success (200, 312 bytes)`.
+    public var description: String {
+        let status = response.map { "\($0.statusCode)" } ?? "no response"
+        let size = data.map { "\($0.count) bytes" } ?? "no body"
+        switch result {
+        case .success: return "success (\(status), \(size))"
+        case .failure(let error): return "failure (\(status), \(size)): \(error)"
+        }
+    }
+}

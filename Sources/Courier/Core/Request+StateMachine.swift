@@ -1,0 +1,127 @@
+extension Request {
+    /// The lifecycle of a request as a value: each event returns what the request must do, and
+    /// the machine itself does no I/O, takes no lock and reads no clock. ``Request`` holds it
+    /// behind its lock and performs the actions after releasing it.
+    ///
+    /// | state        | resume                      | suspend          | cancel                 | attempt completes |
+    /// |--------------|-----------------------------|------------------|------------------------|-------------------|
+    /// | initialized  | → resumed, start an attempt | → suspended      | → cancelled, finish    | (cannot happen)   |
+    /// | resumed      | nothing                     | → suspended, task| → cancelled, cancel task and finish | → finished   |
+    /// | suspended    | → resumed, resume the task (or start the first attempt) | nothing | → cancelled, cancel task and finish | → finished |
+    /// | cancelled    | nothing                     | nothing          | nothing                | ignored           |
+    /// | finished     | nothing                     | nothing          | nothing                | ignored           |
+    struct StateMachine {
+        /// The public state.
+        private(set) var state: State = .initialized
+        /// Whether the first attempt has been asked for (it starts on the first resume).
+        private(set) var hasStartedAttempts = false
+        /// Whether the request has finished, by completing or by being cancelled; handlers run once, then.
+        private(set) var hasFinished = false
+
+        /// What to do after ``resume()``.
+        enum ResumeAction: Equatable {
+            /// Nothing: already running, or over.
+            case none
+            /// Build the URLRequest and start the first attempt.
+            case startFirstAttempt
+            /// Resume the current transport task, if one exists yet.
+            case resumeTask
+        }
+
+        /// What to do after ``suspend()``.
+        enum SuspendAction: Equatable {
+            case none
+            /// Suspend the current transport task, if one exists yet.
+            case suspendTask
+        }
+
+        /// What to do after ``cancel()``.
+        enum CancelAction: Equatable {
+            case none
+            /// Cancel the current transport task, if any, and finish with the cancellation error.
+            case cancelTaskAndFinish
+        }
+
+        /// What to do when a transport task is ready to run.
+        enum TaskAction: Equatable {
+            /// Resume it: the request is resumed.
+            case resume
+            /// Leave it suspended until the request is resumed.
+            case leaveSuspended
+            /// Cancel it: the request was cancelled (or finished) while the task was being made.
+            case cancel
+        }
+
+        /// What to do when an attempt's transport task completes.
+        enum CompletionAction: Equatable {
+            /// Nothing: the request was cancelled (and has finished) already.
+            case ignore
+            /// Validate, then finish (or, later, retry).
+            case complete
+        }
+
+        mutating func resume() -> ResumeAction {
+            switch state {
+            case .initialized:
+                state = .resumed
+                hasStartedAttempts = true
+                return .startFirstAttempt
+            case .suspended:
+                state = .resumed
+                if hasStartedAttempts { return .resumeTask }
+                hasStartedAttempts = true
+                return .startFirstAttempt
+            case .resumed, .cancelled, .finished:
+                return .none
+            }
+        }
+
+        mutating func suspend() -> SuspendAction {
+            switch state {
+            case .initialized:
+                state = .suspended
+                return .none
+            case .resumed:
+                state = .suspended
+                return .suspendTask
+            case .suspended, .cancelled, .finished:
+                return .none
+            }
+        }
+
+        mutating func cancel() -> CancelAction {
+            switch state {
+            case .initialized, .resumed, .suspended:
+                state = .cancelled
+                return .cancelTaskAndFinish
+            case .cancelled, .finished:
+                return .none
+            }
+        }
+
+        func taskCreated() -> TaskAction {
+            switch state {
+            case .resumed: return .resume
+            case .initialized, .suspended: return .leaveSuspended
+            case .cancelled, .finished: return .cancel
+            }
+        }
+
+        func attemptCompleted() -> CompletionAction {
+            guard !hasFinished else { return .ignore }
+            switch state {
+            case .resumed, .suspended, .initialized: return .complete
+            case .cancelled, .finished: return .ignore
+            }
+        }
+
+        /// Marks the request finished and returns `true`, or `false` if it had finished already.
+        /// A cancelled request keeps the state `cancelled` (it never becomes `finished`).
+        mutating func finish() -> Bool {
+            guard !hasFinished else { return false }
+            hasFinished = true
+            if state != .cancelled { state = .finished }
+            return true
+        }
+    }
+}

@@ -1,0 +1,375 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request through its whole life: building, each attempt on the wire, validation, and
+/// the response handlers, each called exactly once.
+///
+/// You get requests from a ``Session`` (``DataRequest`` for in-memory bodies). Everything a
+/// request exposes is safe to read from any thread. Its lifecycle follows ``State``: `resume()`,
+/// `suspend()` and `cancel()` drive it, and adding a response handler resumes it unless the
+/// session's ``Session/Configuration/startRequestsImmediately`` is off.
+///
+/// Requests are compared and hashed by ``id``.
+///
+/// Concurrency: instead of Alamofire's `underlyingQueue`, a request keeps its mutable state behind
+/// one lock and never calls out while holding it; ``serializationQueue`` runs response serializers,
+/// off the transport's threads.
+public class Request: @unchecked Sendable {  // @unchecked: all mutable state is in `mutableState`, behind one lock.
+    /// Where a request is in its life.
+    public enum State: String, Sendable, CustomStringConvertible {
+        /// Created; nothing sent yet.
+        case initialized
+        /// Running (or about to: the URLRequest is being built).
+        case resumed
+        /// Paused; the transport stops reading the response until resumed.
+        case suspended
+        /// Cancelled by the caller; its handlers see ``CourierError/explicitlyCancelled``.
+        case cancelled
+        /// Done, successfully or not; its handlers have been called.
+        case finished
+
+        /// Whether the lifecycle allows moving from this state to `state`.
+        ///
+        /// From `initialized`, anything; to `initialized`, or from `cancelled` or `finished`,
+        /// nothing; `resumed` and `suspended` may swap or be cancelled but not repeat; anything
+        /// else may finish.
+        public func canTransitionTo(_ state: State) -> Bool {
+            switch (self, state) {
+            case (.initialized, _):
+                return true
+            case (_, .initialized), (.cancelled, _), (.finished, _):
+                return false
+            case (.resumed, .cancelled), (.suspended, .cancelled), (.resumed, .suspended), (.suspended, .resumed):
+                return true
+            case (.suspended, .suspended), (.resumed, .resumed):
+                return false
+            case (_, .finished):
+                return true
+            }
+        }
+
+        /// The state's name.
+        public var description: String { rawValue }
+    }
+
+    /// What a request records as it runs; guarded by the request's one lock.
+    struct MutableState {
+        var machine = StateMachine()
+        var requests: [URLRequest] = []
+        var performedRequests: [URLRequest] = []
+        var task: (any TransportTask)?
+        var tasks: [any TransportTask] = []
+        var response: HTTPURLResponse?
+        var data: Data?
+        var metrics: [RequestMetrics] = []
+        var error: CourierError?
+        var retryCount = 0
+        var validators: [@Sendable (Request) -> CourierError?] = []
+        var finishHandlers: [@Sendable () -> Void] = []
+        var bytesReceived: Int64 = 0
+        var bytesExpected: Int64 = -1
+        var bytesSent: Int64 = 0
+        var bytesExpectedToSend: Int64 = -1
+        var downloadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
+        var uploadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
+    }
+
+    /// The request's identity: requests are equal and hash alike exactly when their ids match.
+    public let id: UUID
+    /// The serial queue response serializers run on, off the transport's threads.
+    public let serializationQueue: DispatchQueue
+    /// The monitor told of every step of the request, if the session has any.
+    public let eventMonitor: (any EventMonitor)?
+    /// The session that made the request; `nil` once the session is gone.
+    public private(set) weak var delegate: (any RequestDelegate)?
+
+    let mutableState = Protected(MutableState())
+    private let progressState = Protected(
+        (upload: Progress(totalUnitCount: -1), download: Progress(totalUnitCount: -1))
+    )
+
+    init(
+        id: UUID = UUID(),
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        delegate: any RequestDelegate
+    ) {
+        self.id = id
+        self.serializationQueue = serializationQueue
+        self.eventMonitor = eventMonitor
+        self.delegate = delegate
+    }
+
+    // MARK: - Reading
+
+    /// The current lifecycle state.
+    public var state: State { mutableState.withLock { $0.machine.state } }
+    /// Whether the state is ``State/initialized``.
+    public var isInitialized: Bool { state == .initialized }
+    /// Whether the state is ``State/resumed``.
+    public var isResumed: Bool { state == .resumed }
+    /// Whether the state is ``State/suspended``.
+    public var isSuspended: Bool { state == .suspended }
+    /// Whether the state is ``State/cancelled``.
+    public var isCancelled: Bool { state == .cancelled }
+    /// Whether the state is ``State/finished``.
+    public var isFinished: Bool { state == .finished }
+
+    /// Every URLRequest built for this request, in order: one per attempt.
+    public var requests: [URLRequest] { mutableState.withLock { $0.requests } }
+    /// The first URLRequest built, or `nil` if building failed.
+    public var firstRequest: URLRequest? { requests.first }
+    /// The latest URLRequest built.
+    public var lastRequest: URLRequest? { requests.last }
+    /// The latest URLRequest built (same as ``lastRequest``).
+    public var request: URLRequest? { lastRequest }
+    /// The URLRequests handed to the transport, one per attempt actually sent.
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests } }
+    /// The latest attempt's response head, or `nil` if none arrived.
+    public var response: HTTPURLResponse? { mutableState.withLock { $0.response } }
+    /// The transport tasks of every attempt, in order.
+    public var tasks: [any TransportTask] { mutableState.withLock { $0.tasks } }
+    /// The current attempt's transport task.
+    public var task: (any TransportTask)? { mutableState.withLock { $0.task } }
+    /// The metrics of every completed attempt, in order.
+    public var allMetrics: [RequestMetrics] { mutableState.withLock { $0.metrics } }
+    /// The metrics of the latest completed attempt.
+    public var metrics: RequestMetrics? { allMetrics.last }
+    /// How many times the request was retried.
+    public var retryCount: Int { mutableState.withLock { $0.retryCount } }
+    /// Why the request failed, once it has; `nil` while running or after success.
+    public var error: CourierError? { mutableState.withLock { $0.error } }
+
+    /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
+    public var downloadProgress: Progress {
+        let (received, expected) = mutableState.withLock { ($0.bytesReceived, $0.bytesExpected) }
+        return progressState.withLock { state in
+            state.download.totalUnitCount = expected
+            state.download.completedUnitCount = received
+            return state.download
+        }
+    }
+
+    /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
+    public var uploadProgress: Progress {
+        let (sent, expected) = mutableState.withLock { ($0.bytesSent, $0.bytesExpectedToSend) }
+        return progressState.withLock { state in
+            state.upload.totalUnitCount = expected
+            state.upload.completedUnitCount = sent
+            return state.upload
+        }
+    }
+
+    // MARK: - Driving
+
+    /// Starts the request, or continues it after ``suspend()``. Does nothing once it has ended.
+    @discardableResult
+    public func resume() -> Self {
+        let (action, task) = mutableState.withLock { ($0.machine.resume(), $0.task) }
+        switch action {
+        case .none:
+            return self
+        case .startFirstAttempt:
+            eventMonitor?.requestDidResume(self)
+            guard let delegate else {
+                finish(error: .sessionInvalidated(nil))
+                return self
+            }
+            delegate.startAttempt(of: self)
+        case .resumeTask:
+            task?.resume()
+            eventMonitor?.requestDidResume(self)
+        }
+        return self
+    }
+
+    /// Pauses the request; the transport stops reading its response until ``resume()``.
+    @discardableResult
+    public func suspend() -> Self {
+        let (action, task) = mutableState.withLock { ($0.machine.suspend(), $0.task) }
+        guard action == .suspendTask || state == .suspended else { return self }
+        if action == .suspendTask { task?.suspend() }
+        eventMonitor?.requestDidSuspend(self)
+        return self
+    }
+
+    /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
+    /// Does nothing once it has finished.
+    @discardableResult
+    public func cancel() -> Self {
+        let (action, task) = mutableState.withLock { ($0.machine.cancel(), $0.task) }
+        guard action == .cancelTaskAndFinish else { return self }
+        task?.cancel()
+        eventMonitor?.requestDidCancel(self)
+        finish(error: .explicitlyCancelled)
+        return self
+    }
+
+    // MARK: - Attempts (called by the session)
+
+    /// Records the URLRequest built for the next attempt.
+    func didCreateURLRequest(_ urlRequest: URLRequest) {
+        mutableState.withLock { $0.requests.append(urlRequest) }
+        eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+    }
+
+    /// Building the URLRequest failed; the request finishes with `error`.
+    func didFailToCreateURLRequest(with error: CourierError) {
+        eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+        finish(error: error)
+    }
+
+    /// The transport made `task` for `urlRequest`: run it, hold it, or cancel it, as the state says.
+    func didCreateTask(_ task: any TransportTask, for urlRequest: URLRequest) {
+        let action = mutableState.withLock { state -> StateMachine.TaskAction in
+            let action = state.machine.taskCreated()
+            if action != .cancel {
+                state.task = task
+                state.tasks.append(task)
+                state.performedRequests.append(urlRequest)
+            }
+            return action
+        }
+        switch action {
+        case .resume:
+            eventMonitor?.request(self, didStartAttemptWith: urlRequest)
+            task.resume()
+        case .leaveSuspended:
+            eventMonitor?.request(self, didStartAttemptWith: urlRequest)
+        case .cancel:
+            task.cancel()
+        }
+    }
+
+    // MARK: - Finishing
+
+    /// Validators run when an attempt completes without a transport error; the first failure wins.
+    func runValidators() -> CourierError? {
+        let validators = mutableState.withLock { $0.validators }
+        for validator in validators {
+            if let error = validator(self) { return error }
+        }
+        return nil
+    }
+
+    /// Ends the request (once): records `error` unless one is already recorded, then runs every
+    /// waiting handler.
+    func finish(error: CourierError? = nil) {
+        let handlers: [@Sendable () -> Void]? = mutableState.withLock { state in
+            guard state.machine.finish() else { return nil }
+            if let error, state.error == nil { state.error = error }
+            let handlers = state.finishHandlers
+            state.finishHandlers.removeAll()
+            return handlers
+        }
+        guard let handlers else { return }
+        eventMonitor?.requestDidFinish(self)
+        handlers.forEach { $0() }
+    }
+
+    /// Runs `handler` once the request has finished: now if it has, else when it does. Resumes an
+    /// initialized request when the session starts requests immediately.
+    func appendFinishHandler(_ handler: @escaping @Sendable () -> Void) {
+        let (runNow, shouldResume) = mutableState.withLock { state -> (Bool, Bool) in
+            if state.machine.hasFinished { return (true, false) }
+            state.finishHandlers.append(handler)
+            return (false, state.machine.state == .initialized)
+        }
+        if runNow { handler() }
+        if shouldResume, delegate?.startsRequestsImmediately ?? false { resume() }
+    }
+
+    // MARK: - Progress handlers
+
+    /// Calls `handler` on `queue` as the response body arrives.
+    @discardableResult
+    public func downloadProgress(
+        queue: DispatchQueue = .courierCallbacks,
+        _ handler: @escaping @Sendable (Progress) -> Void
+    )
+        -> Self
+    {
+        mutableState.withLock { $0.downloadProgressHandler = (queue, handler) }
+        return self
+    }
+
+    /// Calls `handler` on `queue` as the request body is sent.
+    @discardableResult
+    public func uploadProgress(
+        queue: DispatchQueue = .courierCallbacks,
+        _ handler: @escaping @Sendable (Progress) -> Void
+    )
+        -> Self
+    {
+        mutableState.withLock { $0.uploadProgressHandler = (queue, handler) }
+        return self
+    }
+
+    // MARK: - Describing
+
+    /// The latest request as a `curl` command, with credential headers redacted unless
+    /// `includingCredentials` is `true`.
+    public func cURLDescription(includingCredentials: Bool = false) -> String {
+        guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }
+        var components = ["$ curl -v"]
+        let method = request.httpMethod ?? "GET"
+        if method != "GET" { components.append("-X \(method)") }
+        let headers = HTTPHeaders((request.allHTTPHeaderFields ?? [:]))
+        for header in headers.sorted() {
+            let value = header.isSensitive && !includingCredentials ? "***" : header.value
+            components.append("-H \(shellQuoted("\(header.name): \(value)"))")
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            let text = String(decoding: body, as: UTF8.self)
+            components.append("-d \(shellQuoted(text))")
+        }
+        components.append(shellQuoted(url.absoluteString))
+        return components.joined(separator: " \\\n\t")
+    }
+
+    private func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension Request: Equatable, Hashable {
+    /// Requests are equal when their ids are.
+    public static func == (lhs: Request, rhs: Request) -> Bool { lhs.id == rhs.id }
+
+    /// Hashes the id.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+extension Request: CustomStringConvertible {
+    /// The method, URL and, once known, status code, e.g. `GET http://127.0.0.1:8080/get (200)`.
+    public var description: String {
+        guard let request = lastRequest, let url = request.url else { return "No request created yet." }
+        let status = response.map { " (\($0.statusCode))" } ?? ""
+        return "\(request.httpMethod ?? "GET") \(url.absoluteString)\(status)"
+    }
+}
+
+/// What a request needs from the session that made it.
+public protocol RequestDelegate: AnyObject, Sendable {
+    /// Whether adding a response handler starts an initialized request.
+    var startsRequestsImmediately: Bool { get }
+    /// Builds the request's next URLRequest and starts an attempt with it.
+    func startAttempt(of request: Request)
+}
+
+extension DispatchQueue {
+    /// Where Courier calls handlers unless told otherwise: the main queue on Apple platforms, and
+    /// on Linux (where nothing runs the main queue in a server or a tool) a Courier-owned serial queue.
+    public static var courierCallbacks: DispatchQueue {
+        #if canImport(Darwin)
+        return .main
+        #else
+        return courierLinuxCallbacks
+        #endif
+    }
+}
+
+private let courierLinuxCallbacks = DispatchQueue(label: "Courier.callbacks")

@@ -1,0 +1,233 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Makes and runs requests over one ``Transport``, with shared defaults: headers, event
+/// monitors, whether requests start by themselves.
+///
+/// ```swift
+/// let session = Session()
+/// let user = try await session.request("http://127.0.0.1:8080/get", parameters: ["q": "swift"])
+///     .validate()
+///     .serializingDecodable(User.self).value
+/// ```
+///
+/// A session holds its requests until they finish. ``invalidate()`` cancels what is running and
+/// shuts the transport down; a session that goes away does the same.
+public final class Session: RequestDelegate, @unchecked Sendable {  // @unchecked: mutable state sits in `activeRequests`, behind one lock.
+    /// How a session behaves; every property has a default.
+    public struct Configuration: Sendable {
+        /// Headers sent with every request unless the request sets its own: by default
+        /// ``HTTPHeaders/default`` (`Accept-Encoding`, `Accept-Language`, `User-Agent`).
+        public var headers: HTTPHeaders = .default
+        /// Whether adding a response handler starts a request (`true`); if `false`, call `resume()`.
+        public var startRequestsImmediately = true
+        /// The largest response body a ``DataRequest`` keeps in memory; a larger one fails the
+        /// request with ``CourierError/Kind/bodyTooLarge``. `nil` (the default) means no limit.
+        public var maximumResponseBodySize: Int?
+        /// The timeout for each attempt, in seconds, when the URLRequest sets none (60 by default).
+        public var timeoutInterval: TimeInterval = 60
+
+        /// The defaults.
+        public init() {}
+
+        /// The defaults, changed by `configure`.
+        public init(_ configure: (inout Configuration) -> Void) {
+            configure(&self)
+        }
+    }
+
+    /// A session with the default configuration over URLSession, for quick use.
+    public static let `default` = Session()
+
+    /// The configuration the session runs with.
+    public let configuration: Configuration
+    /// The transport that runs the attempts.
+    public let transport: any Transport
+    /// The monitor told of every request's events (all of the session's monitors).
+    public let eventMonitor: CompositeEventMonitor
+    /// Where serializers run: each request gets a serial queue targeting this one.
+    public let serializationQueue: DispatchQueue
+
+    private let activeRequests = Protected((requests: [UUID: Request](), isInvalidated: false))
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - configuration: Defaults for every request.
+    ///   - transport: What runs the requests; a ``URLSessionTransport`` by default. Use
+    ///     `.asyncHTTPClient()` from `CourierNIO` for SwiftNIO's AsyncHTTPClient.
+    ///   - eventMonitors: Told of every request's events.
+    public init(
+        configuration: Configuration = Configuration(),
+        transport: (any Transport)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        self.configuration = configuration
+        self.transport = transport ?? URLSessionTransport()
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
+        self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)
+    }
+
+    deinit {
+        let requests = activeRequests.withLock { Array($0.requests.values) }
+        requests.forEach { $0.cancel() }
+        let transport = self.transport
+        Task { await transport.invalidate() }
+    }
+
+    // MARK: - Making requests
+
+    /// A request for `url`, with `parameters` encoded by `encoder` (into the query for `GET`,
+    /// `HEAD`, `DELETE`, else the body, with the default encoder).
+    ///
+    /// Nothing is sent until a response handler is added (or ``Request/resume()`` is called).
+    /// An invalid URL, an unencodable parameter or a header with CR or LF fails the request
+    /// with a ``CourierError``; nothing here crashes on bad input.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, e.g. `"https://example.org/users"`.
+    ///   - method: The method; `GET` by default.
+    ///   - parameters: An `Encodable` value, such as `["q": "swift"]` or a struct.
+    ///   - encoder: Where and how the parameters go.
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - requestModifier: A last chance to change the URLRequest (timeout, cache policy…).
+    public func request<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> DataRequest {
+        let convertible = RequestConvertible(
+            url: url,
+            method: method,
+            headers: headers,
+            timeout: configuration.timeoutInterval,
+            requestModifier: requestModifier
+        ) { request in
+            try encoder.encode(parameters, into: request)
+        }
+        return request(convertible)
+    }
+
+    /// A request for `url` without parameters.
+    public func request(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        headers: HTTPHeaders? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> DataRequest {
+        request(
+            RequestConvertible(
+                url: url,
+                method: method,
+                headers: headers,
+                timeout: configuration.timeoutInterval,
+                requestModifier: requestModifier,
+                encode: nil
+            )
+        )
+    }
+
+    /// A request built by `convertible`, such as a `URLRequest` or your own API route type.
+    public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+        let request = DataRequest(
+            convertible: convertible,
+            maximumBodySize: configuration.maximumResponseBodySize,
+            serializationQueue: DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue),
+            eventMonitor: eventMonitor.monitors.isEmpty ? nil : eventMonitor,
+            delegate: self
+        )
+        let accepted = activeRequests.withLock { state -> Bool in
+            guard !state.isInvalidated else { return false }
+            state.requests[request.id] = request
+            return true
+        }
+        eventMonitor.requestDidCreate(request)
+        if accepted {
+            request.appendFinishHandler { [weak self] in
+                self?.activeRequests.withLock { _ = $0.requests.removeValue(forKey: request.id) }
+            }
+        } else {
+            request.finish(error: .sessionInvalidated(nil))
+        }
+        return request
+    }
+
+    /// Cancels every running request and shuts the transport down. Requests made afterwards fail
+    /// with ``CourierError/Kind/sessionInvalidated``.
+    public func invalidate() async {
+        let requests = activeRequests.withLock { state -> [Request] in
+            state.isInvalidated = true
+            return Array(state.requests.values)
+        }
+        requests.forEach { $0.cancel() }
+        await transport.invalidate()
+    }
+
+    // MARK: - RequestDelegate
+
+    public var startsRequestsImmediately: Bool { configuration.startRequestsImmediately }
+
+    public func startAttempt(of request: Request) {
+        guard let request = request as? DataRequest else { return }
+        let urlRequest: URLRequest
+        do {
+            var built = try request.convertible.asURLRequest()
+            for header in configuration.headers where built.value(forHTTPHeaderField: header.name) == nil {
+                built.setValue(header.value, forHTTPHeaderField: header.name)
+            }
+            if let (header, reason) = HTTPHeaders(built.allHTTPHeaderFields ?? [:]).firstInvalidity {
+                throw CourierError.invalidHeader(name: header.name, reason: reason)
+            }
+            urlRequest = built
+        } catch {
+            request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
+            return
+        }
+        request.didCreateURLRequest(urlRequest)
+        let task = transport.makeTask(for: urlRequest, eventHandler: request)
+        request.didCreateTask(task, for: urlRequest)
+    }
+}
+
+/// Builds a URLRequest from a URL, method, headers and encoded parameters, throwing a
+/// ``CourierError`` for whatever cannot be built.
+struct RequestConvertible: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let headers: HTTPHeaders?
+    let timeout: TimeInterval
+    let requestModifier: (@Sendable (inout URLRequest) throws -> Void)?
+    let encode: (@Sendable (URLRequest) throws -> URLRequest)?
+
+    func asURLRequest() throws -> URLRequest {
+        let url = try url.asURL()
+        guard method.isValidToken else {
+            throw CourierError.invalidHeader(name: "method", reason: "the method \"\(method)\" is not a valid token")
+        }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method.rawValue
+        if let headers {
+            if let (header, reason) = headers.firstInvalidity {
+                throw CourierError.invalidHeader(name: header.name, reason: reason)
+            }
+            for header in headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
+        }
+        if let encode {
+            do {
+                request = try encode(request)
+            } catch let error as CourierError {
+                throw error
+            } catch {
+                throw CourierError.parameterEncodingFailed(error)
+            }
+        }
+        try requestModifier?(&request)
+        return request
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The async form of a ``DataRequest``'s response handler: await ``value``, ``result`` or ``response``.
+///
+/// Cancelling the Swift task that awaits any of them cancels the request, and its transfer.
+public struct DataTask<Value: Sendable>: Sendable {
+    private let request: DataRequest
+    private let task: Task<DataResponse<Value, CourierError>, Never>
+
+    init(request: DataRequest, task: Task<DataResponse<Value, CourierError>, Never>) {
+        self.request = request
+        self.task = task
+    }
+
+    /// The whole response: request, response head, body, metrics and result.
+    public var response: DataResponse<Value, CourierError> {
+        get async {
+            await withTaskCancellationHandler {
+                await task.value
+            } onCancel: { [request] in
+                request.cancel()
+            }
+        }
+    }
+
+    /// The serialized value or the error.
+    public var result: Result<Value, CourierError> {
+        get async { await response.result }
+    }
+
+    /// The serialized value.
+    ///
+    /// - Throws: The request's ``CourierError``.
+    public var value: Value {
+        get async throws(CourierError) { try await result.get() }
+    }
+
+    /// Cancels the request.
+    public func cancel() {
+        request.cancel()
+    }
+}
+
+extension DataRequest {
+    /// The body as `Data`, awaited: `try await request.serializingData().value`.
+    public func serializingData(
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataTask<Data> {
+        serializingResponse(
+            using: DataResponseSerializer(
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
+    }
+
+    /// The body as text, awaited (see ``StringResponseSerializer``).
+    public func serializingString(encoding: String.Encoding? = nil) -> DataTask<String> {
+        serializingResponse(using: StringResponseSerializer(encoding: encoding))
+    }
+
+    /// The body decoded as `type`, awaited: `try await request.serializingDecodable(User.self).value`.
+    public func serializingDecodable<T: Decodable & Sendable>(
+        _ type: T.Type = T.self,
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() }
+    ) -> DataTask<T> {
+        serializingResponse(using: DecodableResponseSerializer<T>(decoder: decoder))
+    }
+
+    /// The value `serializer` makes of the response, awaited.
+    public func serializingResponse<Serializer: ResponseSerializer>(
+        using serializer: Serializer
+    ) -> DataTask<Serializer.SerializedObject> {
+        let task = Task<DataResponse<Serializer.SerializedObject, CourierError>, Never> {
+            await withCheckedContinuation { continuation in
+                // The serialization queue is already off the transport's threads; hopping to another
+                // queue would only add latency.
+                response(queue: serializationQueue, responseSerializer: serializer) {
+                    continuation.resume(returning: $0)
+                }
+            }
+        }
+        return DataTask(request: self, task: task)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Told of every step of every request of a session, for logging, metrics or tests.
+///
+/// Every method has an empty default, so implement only what you need. A session calls its
+/// monitors through a ``CompositeEventMonitor``, each on its own ``queue``, in the order the
+/// events happened.
+public protocol EventMonitor: Sendable {
+    /// The queue this monitor's methods are called on; a serial queue of Courier's by default.
+    var queue: DispatchQueue { get }
+
+    /// The request was created by the session.
+    func requestDidCreate(_ request: Request)
+    /// The request started or continued.
+    func requestDidResume(_ request: Request)
+    /// The request was paused.
+    func requestDidSuspend(_ request: Request)
+    /// The request was cancelled.
+    func requestDidCancel(_ request: Request)
+    /// The request finished (also after a cancellation); its handlers are about to run.
+    func requestDidFinish(_ request: Request)
+    /// The URLRequest for an attempt was built.
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// Building the URLRequest failed; the request will finish with `error`.
+    func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError)
+    /// An attempt was handed to the transport.
+    func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest)
+    /// An attempt's response head arrived.
+    func request(_ request: Request, didReceive response: HTTPURLResponse)
+    /// An attempt ended, with its metrics and its transport error, if any.
+    func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
+    /// The validators ran; `error` is the first failure, or `nil` when all passed.
+    func request(_ request: Request, didValidateWithError error: CourierError?)
+    /// A response handler produced its response.
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, CourierError>)
+}
+
+extension EventMonitor {
+    /// A serial queue of Courier's, shared by monitors that do not name their own.
+    public var queue: DispatchQueue { defaultEventMonitorQueue }
+
+    public func requestDidCreate(_ request: Request) {}
+    public func requestDidResume(_ request: Request) {}
+    public func requestDidSuspend(_ request: Request) {}
+    public func requestDidCancel(_ request: Request) {}
+    public func requestDidFinish(_ request: Request) {}
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {}
+    public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {}
+    public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
+    public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
+    public func request(_ request: Request, didValidateWithError error: CourierError?) {}
+    public func request<Value: Sendable>(
+        _ request: DataRequest,
+        didParseResponse response: DataResponse<Value, CourierError>
+    ) {}
+}
+
+private let defaultEventMonitorQueue = DispatchQueue(label: "Courier.eventMonitor")
+
+/// Fans every event out to several monitors, each on its own queue.
+public struct CompositeEventMonitor: EventMonitor {
+    /// The monitors, told in this order.
+    public let monitors: [any EventMonitor]
+
+    /// Creates a monitor that tells each of `monitors`.
+    public init(monitors: [any EventMonitor]) {
+        self.monitors = monitors
+    }
+
+    private func each(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for monitor in monitors {
+            monitor.queue.async { event(monitor) }
+        }
+    }
+
+    public func requestDidCreate(_ request: Request) { each { $0.requestDidCreate(request) } }
+    public func requestDidResume(_ request: Request) { each { $0.requestDidResume(request) } }
+    public func requestDidSuspend(_ request: Request) { each { $0.requestDidSuspend(request) } }
+    public func requestDidCancel(_ request: Request) { each { $0.requestDidCancel(request) } }
+    public func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        each { $0.request(request, didCreateURLRequest: urlRequest) }
+    }
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {
+        each { $0.request(request, didFailToCreateURLRequestWithError: error) }
+    }
+    public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
+        each { $0.request(request, didStartAttemptWith: urlRequest) }
+    }
+    public func request(_ request: Request, didReceive response: HTTPURLResponse) {
+        each { $0.request(request, didReceive: response) }
+    }
+    public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
+        each { $0.request(request, didCompleteAttemptWith: metrics, error: error) }
+    }
+    public func request(_ request: Request, didValidateWithError error: CourierError?) {
+        each { $0.request(request, didValidateWithError: error) }
+    }
+    public func request<Value: Sendable>(
+        _ request: DataRequest,
+        didParseResponse response: DataResponse<Value, CourierError>
+    ) {
+        each { $0.request(request, didParseResponse: response) }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a finished request's response into a value.
+///
+/// Courier's serializers: ``DataResponseSerializer``, ``StringResponseSerializer``,
+/// ``DecodableResponseSerializer``. Write your own for other formats; throw any error and the
+/// handler sees it as ``CourierError/SerializationFailureReason/customSerializationFailed(error:)``.
+public protocol ResponseSerializer<SerializedObject>: Sendable {
+    /// The value produced.
+    associatedtype SerializedObject: Sendable
+
+    /// Status codes whose empty body is a valid answer (by default 204 and 205).
+    var emptyResponseCodes: Set<Int> { get }
+    /// Methods whose empty body is a valid answer (by default `HEAD`).
+    var emptyRequestMethods: Set<HTTPMethod> { get }
+
+    /// Produces the value from what the request received. `error` is the request's error, if it
+    /// failed; serializers rethrow it.
+    func serialize(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> SerializedObject
+}
+
+extension ResponseSerializer {
+    /// 204 No Content and 205 Reset Content.
+    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    /// `HEAD`.
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+
+    public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
+    public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
+
+    /// Whether an empty body is a valid answer for this request and response.
+    public func emptyResponseAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        let methodAllows = request.flatMap(\.httpMethod).map { emptyRequestMethods.contains(HTTPMethod(rawValue: $0)) }
+        let codeAllows = response.map { emptyResponseCodes.contains($0.statusCode) }
+        return (methodAllows ?? false) || (codeAllows ?? false)
+    }
+}
+
+/// The body as `Data`; an empty body is an error unless the status or method allows one.
+public struct DataResponseSerializer: ResponseSerializer {
+    public let emptyResponseCodes: Set<Int>
+    public let emptyRequestMethods: Set<HTTPMethod>
+
+    /// Creates a serializer with the given empty-response policy.
+    public init(
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) {
+        self.emptyResponseCodes = emptyResponseCodes
+        self.emptyRequestMethods = emptyRequestMethods
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws -> Data {
+        if let error { throw error }
+        guard let data, !data.isEmpty else {
+            guard emptyResponseAllowed(request: request, response: response) else {
+                throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
+            }
+            return Data()
+        }
+        return data
+    }
+}
+
+/// The body as text, in the charset the response names, else UTF-8, else ISO-8859-1.
+public struct StringResponseSerializer: ResponseSerializer {
+    /// The encoding to use whatever the response says, or `nil` to follow the response.
+    public let encoding: String.Encoding?
+    public let emptyResponseCodes: Set<Int>
+    public let emptyRequestMethods: Set<HTTPMethod>
+
+    /// Creates a serializer.
+    ///
+    /// - Parameter encoding: Forces an encoding; by default the response's `charset`, or UTF-8
+    ///   when it names none (ISO-8859-1 if the body is not valid UTF-8, as HTTP/1.1 once defaulted).
+    public init(
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) {
+        self.encoding = encoding
+        self.emptyResponseCodes = emptyResponseCodes
+        self.emptyRequestMethods = emptyRequestMethods
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        let data = try DataResponseSerializer(
+            emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods
+        )
+        .serialize(request: request, response: response, data: data, error: error)
+        let named = encoding ?? response?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
+        if let named {
+            guard let text = String(data: data, encoding: named) else {
+                throw CourierError.responseSerializationFailed(.stringSerializationFailed(encoding: named))
+            }
+            return text
+        }
+        if let text = String(data: data, encoding: .utf8) { return text }
+        // ISO-8859-1 maps every byte to the code point of the same value, so this never fails.
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: data.map { Unicode.Scalar($0) })
+        return String(scalars)
+    }
+}
+
+/// Marks a type that stands for "no body": ``DecodableResponseSerializer`` returns ``emptyValue()``
+/// for an empty response instead of failing.
+public protocol EmptyResponse: Sendable {
+    /// The value for an empty body.
+    static func emptyValue() -> Self
+}
+
+/// A `Decodable` value for responses that carry no body, such as `204 No Content`.
+public struct Empty: Codable, Sendable, Equatable, EmptyResponse {
+    /// The one value.
+    public static let value = Empty()
+
+    public static func emptyValue() -> Empty { value }
+}
+
+/// A `Decodable` value, decoded from the body by a `JSONDecoder` (or any decoder you give).
+public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+    private let makeDecoder: @Sendable () -> any DataDecoder
+    public let emptyResponseCodes: Set<Int>
+    public let emptyRequestMethods: Set<HTTPMethod>
+
+    /// Creates a serializer.
+    ///
+    /// - Parameter decoder: Makes the decoder, once per response (decoders are mutable classes);
+    ///   a plain `JSONDecoder` by default.
+    public init(
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer.defaultEmptyRequestMethods
+    ) {
+        self.makeDecoder = decoder
+        self.emptyResponseCodes = emptyResponseCodes
+        self.emptyRequestMethods = emptyRequestMethods
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws -> T {
+        let data = try DataResponseSerializer(
+            emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods
+        )
+        .serialize(request: request, response: response, data: data, error: error)
+        if data.isEmpty {
+            guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
+                throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
+            }
+            return value
+        }
+        do {
+            return try makeDecoder().decode(T.self, from: data)
+        } catch {
+            throw CourierError.responseSerializationFailed(.decodingFailed(error: error))
+        }
+    }
+}
+
+/// A decoder that reads values from `Data`, such as `JSONDecoder` or `PropertyListDecoder`.
+public protocol DataDecoder {
+    /// Decodes a `T` from `data`.
+    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
+}
+
+extension JSONDecoder: DataDecoder {}
+extension PropertyListDecoder: DataDecoder {}
+
+extension String.Encoding {
+    /// The encoding an IANA charset name (from a `Content-Type`) stands for, or `nil` if unknown.
+    static func courier(ianaCharsetName name: String) -> String.Encoding? {
+        switch name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            .lowercased()
+        {
+        case "utf-8", "utf8": return .utf8
+        case "us-ascii", "ascii": return .ascii
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .isoLatin1
+        case "iso-8859-2", "latin2": return .isoLatin2
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "windows-1251", "cp1251": return .windowsCP1251
+        case "windows-1250", "cp1250": return .windowsCP1250
+        case "utf-16": return .utf16
+        case "utf-16be": return .utf16BigEndian
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-32": return .utf32
+        case "utf-32be": return .utf32BigEndian
+        case "utf-32le": return .utf32LittleEndian
+        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
+        case "euc-jp": return .japaneseEUC
+        case "iso-2022-jp": return .iso2022JP
+        case "macintosh", "mac": return .macOSRoman
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension DataRequest {
+    /// A custom validation: return `.failure` to fail the request with your error.
+    public typealias Validation =
+        @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) -> Result<
+            Void, any Error
+        >
+
+    /// Fails the request unless `validation` accepts the response. Validators run in the order
+    /// added, once the response has arrived; the first failure becomes the request's error as
+    /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)``.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendValidator { request in
+            guard let response = request.response else { return nil }
+            if case .failure(let error) = validation(request.lastRequest, response, (request as? DataRequest)?.data) {
+                return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
+            }
+            return nil
+        }
+    }
+
+    /// Fails the request unless its status code is in `acceptableStatusCodes`, e.g. `200..<300`.
+    @discardableResult
+    public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
+    where Codes.Element == Int {
+        appendValidator { request in
+            guard let response = request.response else { return nil }
+            guard acceptableStatusCodes.contains(response.statusCode) else {
+                return .responseValidationFailed(.unacceptableStatusCode(code: response.statusCode))
+            }
+            return nil
+        }
+    }
+
+    /// Fails the request unless its `Content-Type` matches one of `acceptableContentTypes`
+    /// (wildcards such as `*/*` and `application/*` allowed, parameters ignored). The list is read
+    /// only when the response arrives. An empty body passes.
+    @discardableResult
+    public func validate<Types: Sequence & Sendable>(
+        contentType acceptableContentTypes: @escaping @autoclosure @Sendable () -> Types
+    ) -> Self where Types.Element == String {
+        appendValidator { request in
+            guard let response = request.response else { return nil }
+            let data = (request as? DataRequest)?.data
+            return ContentTypeValidation.failure(
+                acceptable: Array(acceptableContentTypes()),
+                responseContentType: response.mimeType,
+                bodyIsEmpty: data?.isEmpty ?? true
+            )
+        }
+    }
+
+    /// Fails the request unless its status is 2xx and its content type is one its `Accept`
+    /// header asked for (any type when it sent none).
+    @discardableResult
+    public func validate() -> Self {
+        validate(statusCode: 200..<300).validate(contentType: self.acceptedContentTypes)
+    }
+
+    /// The media types of the last request's `Accept` header, or `*/*`.
+    private var acceptedContentTypes: [String] {
+        guard let accept = lastRequest?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
+        let types = accept.split(separator: ",").compactMap {
+            $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+        }
+        return types.isEmpty ? ["*/*"] : types
+    }
+
+    private func appendValidator(_ validator: @escaping @Sendable (Request) -> CourierError?) -> Self {
+        mutableState.withLock { $0.validators.append(validator) }
+        return self
+    }
+}
+
+/// Matching a response's media type against acceptable ones.
+enum ContentTypeValidation {
+    /// The failure for `responseContentType` against `acceptable`, or `nil` if it passes.
+    static func failure(acceptable: [String], responseContentType: String?, bodyIsEmpty: Bool) -> CourierError? {
+        if bodyIsEmpty || acceptable.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*/*" }) {
+            return nil
+        }
+        guard let responseContentType, let responseType = MediaType(responseContentType) else {
+            return .responseValidationFailed(.missingContentType(acceptableContentTypes: acceptable))
+        }
+        for candidate in acceptable {
+            if let acceptableType = MediaType(candidate), acceptableType.matches(responseType) { return nil }
+        }
+        return .responseValidationFailed(
+            .unacceptableContentType(acceptableContentTypes: acceptable, responseContentType: responseContentType)
+        )
+    }
+
+    /// `type/subtype`, lowercased, parameters dropped.
+    struct MediaType {
+        let type: Substring
+        let subtype: Substring
+
+        init?(_ text: String) {
+            let essence =
+                text.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+            type = parts[0]
+            subtype = parts[1]
+        }
+
+        /// Whether this (possibly wildcard) type accepts `other`.
+        func matches(_ other: MediaType) -> Bool {
+            (type == "*" || type == other.type) && (subtype == "*" || subtype == other.subtype)
+        }
+    }
+}

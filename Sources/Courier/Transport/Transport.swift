@@ -1,0 +1,47 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs attempts of requests over a network stack: the only part of Courier that knows URLSession
+/// or AsyncHTTPClient.
+///
+/// A session asks its transport for one ``TransportTask`` per attempt. The task reports to its
+/// ``TransportEventHandler`` in order: the response head, body chunks, upload progress, then
+/// exactly one completion with the attempt's ``RequestMetrics``. Errors reach the handler as
+/// `URLError`s on every transport, so retry policies read the same whichever one ran.
+///
+/// Use ``URLSessionTransport`` (here) or `AsyncHTTPClientTransport` (in `CourierNIO`); implement
+/// the protocol yourself to stub the network in tests.
+public protocol Transport: Sendable {
+    /// Makes a task for one attempt of `request`; it does nothing until resumed.
+    func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask
+
+    /// Releases the transport's resources once its tasks have ended; tasks made afterwards fail
+    /// with `URLError(.cancelled)`. Calling it again does nothing.
+    func invalidate() async
+}
+
+/// One attempt in flight. Every method may be called from any thread, in any order, any number
+/// of times; calls after completion do nothing.
+public protocol TransportTask: AnyObject, Sendable {
+    /// Starts the attempt, or continues it after ``suspend()``.
+    func resume()
+    /// Pauses the attempt: the transport stops reading the response (backpressure) until resumed.
+    func suspend()
+    /// Stops the attempt; it completes with `URLError(.cancelled)` unless it had already completed.
+    func cancel()
+}
+
+/// Receives what a ``TransportTask`` observes. Calls for one task never overlap and arrive in order.
+public protocol TransportEventHandler: AnyObject, Sendable {
+    /// The response head arrived (after any redirects the transport followed).
+    func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse)
+    /// A piece of the response body arrived.
+    func transportTask(_ task: any TransportTask, didReceive data: Data)
+    /// Part of the request body was sent.
+    func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
+    /// The attempt ended, with `error` (a `URLError`) if it failed. Called exactly once.
+    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics)
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs requests over Foundation's `URLSession` (FoundationNetworking on Linux).
+///
+/// The default transport where `CourierNIO` is not linked. It owns its `URLSession` and
+/// invalidates it in ``invalidate()`` and on deinit.
+///
+/// Behaviours made to match the AsyncHTTPClient transport: no response cache and no automatic
+/// cookies (both are Courier features of their own), and on a redirect to another origin the
+/// `Authorization` and `Cookie` headers are dropped.
+public final class URLSessionTransport: Transport {
+    private let session: URLSession
+    private let router: TaskRouter
+
+    /// Creates a transport with a session made from `configuration`.
+    ///
+    /// - Parameter configuration: The URLSession configuration; by default `.default` with no URL
+    ///   cache and no cookie handling. Its delegate queue is always Courier's own serial queue.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        router = TaskRouter()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Courier.URLSessionTransport.delegate"
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// `URLSessionConfiguration.default` without a URL cache and without automatic cookies.
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        return configuration
+    }
+
+    public func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask {
+        let dataTask = session.dataTask(with: request)
+        let task = URLSessionTransportTask(dataTask: dataTask, eventHandler: eventHandler)
+        router.register(task, for: dataTask.taskIdentifier)
+        return task
+    }
+
+    public func invalidate() async {
+        session.finishTasksAndInvalidate()
+    }
+}
+
+/// One `URLSessionDataTask` and what it has observed.
+///
+/// `@unchecked Sendable`: the mutable progress (`state`) sits behind one lock; the rest is immutable.
+final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
+    private struct Progress {
+        var startDate: Date?
+        var responseDate: Date?
+        var bytesReceived: Int64 = 0
+        var statusCode: Int?
+        var networkProtocolName: String?
+        var remoteAddress: String?
+        var completed = false
+    }
+
+    let dataTask: URLSessionDataTask
+    let eventHandler: any TransportEventHandler
+    private let state = Protected(Progress())
+
+    init(dataTask: URLSessionDataTask, eventHandler: any TransportEventHandler) {
+        self.dataTask = dataTask
+        self.eventHandler = eventHandler
+    }
+
+    func resume() {
+        state.withLock { if $0.startDate == nil { $0.startDate = Date() } }
+        dataTask.resume()
+    }
+
+    func suspend() {
+        dataTask.suspend()
+    }
+
+    func cancel() {
+        dataTask.cancel()
+    }
+
+    func didReceive(_ response: HTTPURLResponse) {
+        state.withLock {
+            $0.responseDate = Date()
+            $0.statusCode = response.statusCode
+        }
+        eventHandler.transportTask(self, didReceive: response)
+    }
+
+    func didReceive(_ data: Data) {
+        state.withLock { $0.bytesReceived += Int64(data.count) }
+        eventHandler.transportTask(self, didReceive: data)
+    }
+
+    func didCollect(networkProtocolName: String?, remoteAddress: String?) {
+        state.withLock {
+            $0.networkProtocolName = networkProtocolName
+            $0.remoteAddress = remoteAddress
+        }
+    }
+
+    func didComplete(with error: (any Error)?) {
+        let endDate = Date()
+        let progress: Progress? = state.withLock { progress in
+            guard !progress.completed else { return nil }
+            progress.completed = true
+            return progress
+        }
+        guard let progress else { return }
+        let startDate = progress.startDate ?? endDate
+        let metrics = RequestMetrics(
+            startDate: startDate,
+            endDate: endDate,
+            timeToFirstByte: progress.responseDate.map { $0.timeIntervalSince(startDate) },
+            bytesSent: dataTask.countOfBytesSent,
+            bytesReceived: progress.bytesReceived,
+            statusCode: progress.statusCode,
+            remoteAddress: progress.remoteAddress,
+            networkProtocolName: progress.networkProtocolName
+        )
+        eventHandler.transportTask(self, didCompleteWith: error.map(URLSessionTransportTask.urlError), metrics: metrics)
+    }
+
+    /// The error as a `URLError`; URLSession reports those already, anything else is `.unknown`.
+    static func urlError(_ error: any Error) -> URLError {
+        if let error = error as? URLError { return error }
+        let nsError = error as NSError
+        if nsError.domain == NSURLErrorDomain {
+            return URLError(URLError.Code(rawValue: nsError.code) ?? .unknown, userInfo: nsError.userInfo)
+        }
+        return URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
+    }
+}
+
+/// The session's delegate: routes each callback to the ``URLSessionTransportTask`` it concerns.
+///
+/// `@unchecked Sendable`: the one mutable member, `tasks`, sits behind one lock.
+private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let tasks = Protected([Int: URLSessionTransportTask]())
+
+    func register(_ task: URLSessionTransportTask, for identifier: Int) {
+        tasks.withLock { $0[identifier] = task }
+    }
+
+    private func task(for sessionTask: URLSessionTask) -> URLSessionTransportTask? {
+        tasks.withLock { $0[sessionTask.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse {
+            task(for: dataTask)?.didReceive(response)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        task(for: dataTask)?.didReceive(data)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task sessionTask: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let task = task(for: sessionTask) else { return }
+        let expected = totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil
+        task.eventHandler.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(RedirectPolicy.strippingCredentials(from: request, redirectedFrom: task.currentRequest?.url))
+    }
+
+    #if !canImport(FoundationNetworking)
+    func urlSession(
+        _ session: URLSession,
+        task sessionTask: URLSessionTask,
+        didFinishCollecting metrics: URLSessionTaskMetrics
+    ) {
+        let transaction = metrics.transactionMetrics.last
+        let address = transaction?.remoteAddress.map { address in
+            transaction?.remotePort.map { "\(address):\($0)" } ?? address
+        }
+        task(for: sessionTask)?.didCollect(
+            networkProtocolName: transaction?.networkProtocolName,
+            remoteAddress: address
+        )
+    }
+    #endif
+
+    func urlSession(_ session: URLSession, task sessionTask: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let task = tasks.withLock { $0.removeValue(forKey: sessionTask.taskIdentifier) }
+        task?.didComplete(with: error)
+    }
+}

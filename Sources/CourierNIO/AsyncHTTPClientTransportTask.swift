@@ -1,0 +1,294 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One attempt over AsyncHTTPClient, reporting to a ``TransportEventHandler``.
+///
+/// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls the
+/// delegate methods on one event loop, in order, and the caller may resume, suspend or cancel
+/// from any thread.
+final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    private struct State {
+        enum Phase {
+            /// Not resumed yet.
+            case idle
+            /// Running; `task` is AsyncHTTPClient's handle.
+            case running(HTTPClient.Task<Void>?)
+            /// Completed; nothing more is reported.
+            case completed
+        }
+
+        var phase: Phase = .idle
+        var isSuspended = false
+        /// The body read waiting for a resume, while suspended.
+        var pendingDemand: EventLoopPromise<Void>?
+        var startDate: Date?
+        var responseDate: Date?
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+        var statusCode: Int?
+        var networkProtocolName: String?
+        var currentURL: URL?
+    }
+
+    private let client: HTTPClient
+    private let urlRequest: URLRequest
+    private let eventHandler: any TransportEventHandler
+    private let state = NIOLockedValueBox(State())
+    private let failsImmediately: Bool
+
+    init(client: HTTPClient, urlRequest: URLRequest, eventHandler: any TransportEventHandler, isInvalidated: Bool) {
+        self.client = client
+        self.urlRequest = urlRequest
+        self.eventHandler = eventHandler
+        self.failsImmediately = isInvalidated
+        state.withLockedValue { $0.currentURL = urlRequest.url }
+    }
+
+    // MARK: - TransportTask
+
+    func resume() {
+        enum Action {
+            case none
+            case start
+            case releaseDemand(EventLoopPromise<Void>?)
+        }
+        let action = state.withLockedValue { state -> Action in
+            switch state.phase {
+            case .idle:
+                state.phase = .running(nil)
+                state.startDate = Date()
+                state.isSuspended = false
+                return .start
+            case .running:
+                guard state.isSuspended else { return .none }
+                state.isSuspended = false
+                defer { state.pendingDemand = nil }
+                return .releaseDemand(state.pendingDemand)
+            case .completed:
+                return .none
+            }
+        }
+        switch action {
+        case .none: break
+        case .start: start()
+        case .releaseDemand(let promise): promise?.succeed()
+        }
+    }
+
+    func suspend() {
+        state.withLockedValue { state in
+            if case .running = state.phase { state.isSuspended = true }
+        }
+    }
+
+    func cancel() {
+        enum Action {
+            case none
+            case cancelTask(HTTPClient.Task<Void>?, EventLoopPromise<Void>?)
+            case completeCancelled
+        }
+        let action = state.withLockedValue { state -> Action in
+            switch state.phase {
+            case .idle:
+                state.phase = .completed
+                return .completeCancelled
+            case .running(let task):
+                defer { state.pendingDemand = nil }
+                return .cancelTask(task, state.pendingDemand)
+            case .completed:
+                return .none
+            }
+        }
+        switch action {
+        case .none:
+            break
+        case .completeCancelled:
+            let now = Date()
+            eventHandler.transportTask(
+                self,
+                didCompleteWith: URLError(.cancelled),
+                metrics: RequestMetrics(startDate: now, endDate: now)
+            )
+        case .cancelTask(let task, let promise):
+            // A body read held for a suspension must not keep the cancellation waiting.
+            promise?.fail(HTTPClientError.cancelled)
+            if let task {
+                task.cancel()
+            } else {
+                complete(with: URLError(.cancelled))
+            }
+        }
+    }
+
+    private func start() {
+        guard !failsImmediately else {
+            complete(with: URLError(.cancelled))
+            return
+        }
+        let request: HTTPClient.Request
+        do {
+            request = try Self.makeRequest(from: urlRequest)
+        } catch {
+            complete(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
+            return
+        }
+        let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
+        let cancelledMeanwhile = state.withLockedValue { state -> Bool in
+            switch state.phase {
+            case .running:
+                state.phase = .running(task)
+                return false
+            case .idle, .completed:
+                return true
+            }
+        }
+        if cancelledMeanwhile { task.cancel() }
+    }
+
+    static func makeRequest(from urlRequest: URLRequest) throws -> HTTPClient.Request {
+        guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
+        var headers = NIOHTTP1.HTTPHeaders()
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            headers.add(name: name, value: value)
+        }
+        let body = urlRequest.httpBody.map { HTTPClient.Body.bytes($0) }
+        return try HTTPClient.Request(
+            url: url,
+            method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+            headers: headers,
+            body: body
+        )
+    }
+
+    // MARK: - HTTPClientResponseDelegate
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        let total = state.withLockedValue { state -> Int64 in
+            state.bytesSent += Int64(part.readableBytes)
+            return state.bytesSent
+        }
+        let expected = urlRequest.httpBody.map { Int64($0.count) }
+        eventHandler.transportTask(self, didSendBodyBytes: total, of: expected)
+    }
+
+    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        state.withLockedValue { $0.currentURL = request.url }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let url = state.withLockedValue { state -> URL? in
+            state.responseDate = Date()
+            state.statusCode = Int(head.status.code)
+            state.networkProtocolName =
+                head.version.major == 2 ? "h2" : "http/\(head.version.major).\(head.version.minor)"
+            return state.currentURL
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers {
+            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
+        }
+        if let url,
+            let response = HTTPURLResponse(
+                url: url,
+                statusCode: Int(head.status.code),
+                httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+                headerFields: fields
+            )
+        {
+            eventHandler.transportTask(self, didReceive: response)
+        }
+        return demand(on: task.eventLoop)
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        state.withLockedValue { $0.bytesReceived += Int64(buffer.readableBytes) }
+        eventHandler.transportTask(self, didReceive: Data(buffer.readableBytesView))
+        return demand(on: task.eventLoop)
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        complete(with: Self.urlError(for: error))
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        complete(with: nil)
+    }
+
+    /// A succeeded future to read on, or, while suspended, one that succeeds on resume.
+    private func demand(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        state.withLockedValue { state in
+            guard state.isSuspended else { return eventLoop.makeSucceededVoidFuture() }
+            let promise = eventLoop.makePromise(of: Void.self)
+            state.pendingDemand = promise
+            return promise.futureResult
+        }
+    }
+
+    private func complete(with error: URLError?) {
+        let endDate = Date()
+        let snapshot = state.withLockedValue { state -> State? in
+            if case .completed = state.phase { return nil }
+            state.phase = .completed
+            return state
+        }
+        guard let snapshot else { return }
+        let startDate = snapshot.startDate ?? endDate
+        let metrics = RequestMetrics(
+            startDate: startDate,
+            endDate: endDate,
+            timeToFirstByte: snapshot.responseDate.map { $0.timeIntervalSince(startDate) },
+            bytesSent: snapshot.bytesSent,
+            bytesReceived: snapshot.bytesReceived,
+            statusCode: snapshot.statusCode,
+            remoteAddress: nil,
+            networkProtocolName: snapshot.networkProtocolName
+        )
+        eventHandler.transportTask(self, didCompleteWith: error, metrics: metrics)
+    }
+
+    /// AsyncHTTPClient's and SwiftNIO's errors as the `URLError` URLSession reports for the same failure.
+    static func urlError(for error: any Error) -> URLError {
+        let code: URLError.Code
+        switch error {
+        case let error as HTTPClientError:
+            switch error {
+            case .cancelled, .alreadyShutdown: code = .cancelled
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: code = .timedOut
+            case .remoteConnectionClosed, .bodyLengthMismatch: code = .networkConnectionLost
+            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
+            case .redirectLimitReached, .redirectCycleDetected: code = .httpTooManyRedirects
+            default: code = .unknown
+            }
+        case is NIOConnectionError:
+            code = .cannotConnectToHost
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: code = .timedOut
+            case .ioOnClosedChannel, .eof, .outputClosed, .alreadyClosed: code = .networkConnectionLost
+            default: code = .unknown
+            }
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            code = .cannotConnectToHost
+        case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
+            code = .networkConnectionLost
+        case is HTTPParserError:
+            // A body cut short, or garbage where a response should be.
+            code = .networkConnectionLost
+        default:
+            let name = String(describing: type(of: error))
+            code = name.contains("SSL") || name.contains("TLS") ? .secureConnectionFailed : .unknown
+        }
+        return URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
+    }
+}

@@ -1,0 +1,193 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What `/get` and friends echo back.
+struct Echo: Decodable, Sendable {
+    var args: [String: String]
+    var headers: [String: String]
+    var url: String
+    var json: [String: String]?
+}
+
+@Suite struct DataRequestTests {
+    @Test(arguments: TransportKind.allCases)
+    func getDecodesAJSONBody(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let echo = try await session.request(
+                server.url("/get").absoluteString,
+                parameters: ["q": "swift", "n": "1"],
+                headers: ["Accept": "application/json"]
+            )
+            .validate()
+            .serializingDecodable(Echo.self).value
+            #expect(echo.args == ["q": "swift", "n": "1"])
+            #expect(echo.url.hasSuffix("/get?n=1&q=swift"))
+            #expect(echo.headers["User-Agent"]?.contains("Courier/") == true)
+            #expect(echo.headers["Accept"] == "application/json")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func postSendsJSONParameters(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let echo = try await session.request(
+                server.url("/post"),
+                method: .post,
+                parameters: ["name": "Courier"],
+                encoder: JSONParameterEncoder.default
+            )
+            .serializingDecodable(Echo.self).value
+            #expect(echo.json == ["name": "Courier"])
+            #expect(echo.headers["Content-Type"] == "application/json")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func completionHandlersRunOnceOnTheGivenQueue(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let queue = DispatchQueue(label: "test.handlers")
+            let key = DispatchSpecificKey<Int>()
+            queue.setSpecific(key: key, value: 7)
+            let response: DataResponse<String, CourierError> = await withCheckedContinuation { continuation in
+                session.request(server.url("/encoding/utf8")).responseString(queue: queue) { response in
+                    #expect(DispatchQueue.getSpecific(key: key) == 7)
+                    continuation.resume(returning: response)
+                }
+            }
+            #expect(response.value?.contains("日本語") == true)
+            #expect(response.response?.statusCode == 200)
+            #expect(response.metrics?.statusCode == 200)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func validationFailuresNameTheStatusCode(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let result = await session.request(server.url("/status/503")).validate().serializingData().result
+            guard case .failure(let error) = result else {
+                Issue.record("a 503 must fail validation")
+                return
+            }
+            #expect(error.kind == .responseValidationFailed)
+            #expect(error.responseCode == 503)
+            #expect(error.errorDescription?.contains("503") == true)
+            let accepted = await session.request(server.url("/status/503")).validate(statusCode: [503]).serializingData(
+                emptyResponseCodes: [503]
+            ).result
+            #expect((try? accepted.get()) != nil)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func contentTypeValidationHonoursAcceptAndWildcards(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let xml = await session.request(server.url("/xml"), headers: ["Accept": "application/json"]).validate()
+                .serializingString().result
+            #expect((try? xml.get()) == nil)
+            if case .failure(let error) = xml,
+                case .unacceptableContentType(let acceptable, let actual)? = error.validationFailureReason
+            {
+                #expect(acceptable == ["application/json"])
+                #expect(actual == "application/xml")
+            } else {
+                Issue.record("expected an unacceptable content type, got \(xml)")
+            }
+            let wildcard = await session.request(server.url("/xml")).validate(contentType: ["application/*"])
+                .serializingString().result
+            #expect((try? wildcard.get())?.contains("<slideshow") == true)
+            let empty = await session.request(server.url("/status/204")).validate(contentType: ["application/json"])
+                .serializingData().result
+            #expect((try? empty.get()) == Data(), "an empty body passes a content-type check")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func customValidatorsRunInOrder(transport: TransportKind) async throws {
+        struct Rejected: Error {}
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let result = await session.request(server.url("/get"))
+                .validate { _, response, _ in response.statusCode == 200 ? .success(()) : .failure(Rejected()) }
+                .validate { _, _, data in (data?.isEmpty ?? true) ? .success(()) : .failure(Rejected()) }
+                .serializingData().result
+            guard case .failure(let error) = result,
+                case .customValidationFailed(let underlying)? = error.validationFailureReason
+            else {
+                Issue.record("the second validator must fail")
+                return
+            }
+            #expect(underlying is Rejected)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func emptyResponsesFollowTheSerializerPolicy(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let noContent = await session.request(server.url("/status/204")).serializingDecodable(Empty.self).result
+            #expect((try? noContent.get()) == Empty.value)
+            let head = await session.request(server.url("/json"), method: .head).serializingString().result
+            #expect((try? head.get()) == "")
+            let emptyOK = await session.request(server.url("/status/200")).serializingDecodable(Echo.self).result
+            guard case .failure(let error) = emptyOK, case .inputDataNilOrZeroLength? = error.serializationFailureReason
+            else {
+                Issue.record("an empty 200 cannot decode into Echo")
+                return
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func decodingFailuresKeepTheDecoderError(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let result = await session.request(server.url("/xml")).serializingDecodable(Echo.self).result
+            guard case .failure(let error) = result,
+                case .decodingFailed(let underlying)? = error.serializationFailureReason
+            else {
+                Issue.record("XML cannot decode as JSON")
+                return
+            }
+            #expect(underlying is DecodingError)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func metricsDescribeTheAttempt(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/bytes/1000"))
+            let response = await request.serializingData().response
+            let metrics = try #require(response.metrics)
+            #expect(metrics.statusCode == 200)
+            #expect(metrics.bytesReceived == 1000)
+            #expect(metrics.timeToFirstByte != nil)
+            #expect(metrics.endDate >= metrics.startDate)
+            #expect(request.allMetrics.count == 1)
+            if transport == .asyncHTTPClient { #expect(metrics.networkProtocolName == "http/1.1") }
+            #expect(request.performedRequests.count == 1)
+            #expect(request.state == .finished)
+            #expect(request.downloadProgress.completedUnitCount == 1000)
+            await session.invalidate()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import Courier
+
+@Suite struct RequestStateMachineTests {
+    typealias State = Request.State
+    typealias Machine = Request.StateMachine
+
+    /// The seed table: every ordered pair of states.
+    @Test(arguments: [State.initialized, .resumed, .suspended, .cancelled, .finished])
+    func canTransitionToFollowsTheLifecycleTable(from: State) {
+        let expected: [State: Set<State>] = [
+            .initialized: [.initialized, .resumed, .suspended, .cancelled, .finished],
+            .resumed: [.suspended, .cancelled, .finished],
+            .suspended: [.resumed, .cancelled, .finished],
+            .cancelled: [],
+            .finished: [],
+        ]
+        for to in [State.initialized, .resumed, .suspended, .cancelled, .finished] {
+            #expect(from.canTransitionTo(to) == expected[from]?.contains(to), "\(from) → \(to)")
+        }
+    }
+
+    @Test func firstResumeStartsTheFirstAttemptOnce() {
+        var machine = Machine()
+        #expect(machine.resume() == .startFirstAttempt)
+        #expect(machine.state == .resumed)
+        #expect(machine.resume() == .none)
+        #expect(machine.suspend() == .suspendTask)
+        #expect(machine.resume() == .resumeTask)
+    }
+
+    @Test func suspendingBeforeResumingDefersTheFirstAttempt() {
+        var machine = Machine()
+        #expect(machine.suspend() == .none)
+        #expect(machine.state == .suspended)
+        #expect(machine.taskCreated() == .leaveSuspended)
+        #expect(machine.resume() == .startFirstAttempt)
+        #expect(machine.suspend() == .suspendTask)
+        #expect(machine.suspend() == .none)
+    }
+
+    @Test(arguments: [0, 1, 2])
+    func cancelFinishesOnceFromAnyLiveState(steps: Int) {
+        var machine = Machine()
+        if steps >= 1 { _ = machine.resume() }
+        if steps >= 2 { _ = machine.suspend() }
+        #expect(machine.cancel() == .cancelTaskAndFinish)
+        #expect(machine.state == .cancelled)
+        #expect(machine.cancel() == .none)
+        let finishedmachine = machine.finish()
+        #expect(finishedmachine)
+        let finishedAgainmachine = machine.finish()
+        #expect(!finishedAgainmachine, "handlers run once")
+        #expect(machine.state == .cancelled, "a cancelled request never becomes finished")
+        #expect(machine.attemptCompleted() == .ignore)
+        #expect(machine.resume() == .none && machine.suspend() == .none)
+        #expect(machine.taskCreated() == .cancel)
+    }
+
+    @Test func completionFinishesAndFreezesTheState() {
+        var machine = Machine()
+        _ = machine.resume()
+        #expect(machine.taskCreated() == .resume)
+        #expect(machine.attemptCompleted() == .complete)
+        let finishedmachine = machine.finish()
+        #expect(finishedmachine)
+        #expect(machine.state == .finished)
+        #expect(machine.cancel() == .none, "cancel after finish does nothing")
+        #expect(machine.attemptCompleted() == .ignore)
+        let finishedAgainmachine = machine.finish()
+        #expect(!finishedAgainmachine)
+    }
+
+    @Test func cancelRacingCompletionHasOneWinner() {
+        // Completion first: the late cancel is ignored.
+        var completedFirst = Machine()
+        _ = completedFirst.resume()
+        #expect(completedFirst.attemptCompleted() == .complete)
+        let finishedcompletedFirst = completedFirst.finish()
+        #expect(finishedcompletedFirst)
+        #expect(completedFirst.cancel() == .none)
+        // Cancel first: the late completion is ignored.
+        var cancelledFirst = Machine()
+        _ = cancelledFirst.resume()
+        #expect(cancelledFirst.cancel() == .cancelTaskAndFinish)
+        let finishedcancelledFirst = cancelledFirst.finish()
+        #expect(finishedcancelledFirst)
+        #expect(cancelledFirst.attemptCompleted() == .ignore)
+    }
+}

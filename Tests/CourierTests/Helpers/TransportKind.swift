@@ -1,0 +1,34 @@
+import Courier
+import CourierNIO
+import Foundation
+import Testing
+
+/// The transports every behaviour test runs on.
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case urlSession
+    case asyncHTTPClient
+
+    var testDescription: String { rawValue }
+
+    /// A new transport of this kind, owned by the test.
+    func makeTransport() -> any Transport {
+        switch self {
+        case .urlSession: return URLSessionTransport()
+        case .asyncHTTPClient: return AsyncHTTPClientTransport()
+        }
+    }
+
+    /// A session over a new transport of this kind.
+    func makeSession(
+        _ configure: (inout Session.Configuration) -> Void = { _ in },
+        eventMonitors: [any EventMonitor] = []
+    )
+        -> Session
+    {
+        Session(
+            configuration: Session.Configuration(configure),
+            transport: makeTransport(),
+            eventMonitors: eventMonitors
+        )
+    }
+}
