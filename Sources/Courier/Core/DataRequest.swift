@@ -7,7 +7,8 @@ import FoundationNetworking
 /// A request whose response body is collected in memory, then validated and serialized by the
 /// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
 /// or their async forms such as ``serializingDecodable(_:decoder:)``.
-public final class DataRequest: Request, TransportEventHandler, @unchecked Sendable {  // @unchecked: state lives in Request's lock.
+// @unchecked Sendable: all mutable state lives in Request's `mutableState`, behind its one lock.
+public final class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     /// Builds the URLRequest for each attempt.
     let convertible: any URLRequestConvertible
     /// The largest body accepted, or `nil` for no limit.

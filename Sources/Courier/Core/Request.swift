@@ -17,7 +17,8 @@ import FoundationNetworking
 /// Concurrency: instead of Alamofire's `underlyingQueue`, a request keeps its mutable state behind
 /// one lock and never calls out while holding it; ``serializationQueue`` runs response serializers,
 /// off the transport's threads.
-public class Request: @unchecked Sendable {  // @unchecked: all mutable state is in `mutableState`, behind one lock.
+// @unchecked Sendable: all mutable state is in `mutableState`, behind one lock.
+public class Request: @unchecked Sendable {
     /// Where a request is in its life.
     public enum State: String, Sendable, CustomStringConvertible {
         /// Created; nothing sent yet.

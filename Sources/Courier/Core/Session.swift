@@ -16,7 +16,8 @@ import FoundationNetworking
 ///
 /// A session holds its requests until they finish. ``invalidate()`` cancels what is running and
 /// shuts the transport down; a session that goes away does the same.
-public final class Session: RequestDelegate, @unchecked Sendable {  // @unchecked: mutable state sits in `activeRequests`, behind one lock.
+// @unchecked Sendable: the mutable state sits in `activeRequests`, behind one lock.
+public final class Session: RequestDelegate, @unchecked Sendable {
     /// How a session behaves; every property has a default.
     public struct Configuration: Sendable {
         /// Headers sent with every request unless the request sets its own: by default
