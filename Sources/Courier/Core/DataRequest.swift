@@ -4,10 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
+// @unchecked Sendable: all mutable state lives in Request's `mutableState`, behind its one lock.
 /// A request whose response body is collected in memory, then validated and serialized by the
 /// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
 /// or their async forms such as ``serializingDecodable(_:decoder:)``.
-// @unchecked Sendable: all mutable state lives in Request's `mutableState`, behind its one lock.
 public final class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     /// Builds the URLRequest for each attempt.
     let convertible: any URLRequestConvertible

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
+// @unchecked Sendable: all mutable state is in `mutableState`, behind one lock.
 /// One HTTP request through its whole life: building, each attempt on the wire, validation, and
 /// the response handlers, each called exactly once.
 ///
@@ -17,7 +18,6 @@ import FoundationNetworking
 /// Concurrency: instead of Alamofire's `underlyingQueue`, a request keeps its mutable state behind
 /// one lock and never calls out while holding it; ``serializationQueue`` runs response serializers,
 /// off the transport's threads.
-// @unchecked Sendable: all mutable state is in `mutableState`, behind one lock.
 public class Request: @unchecked Sendable {
     /// Where a request is in its life.
     public enum State: String, Sendable, CustomStringConvertible {

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
+// @unchecked Sendable: the mutable state sits in `activeRequests`, behind one lock.
 /// Makes and runs requests over one ``Transport``, with shared defaults: headers, event
 /// monitors, whether requests start by themselves.
 ///
@@ -16,7 +17,6 @@ import FoundationNetworking
 ///
 /// A session holds its requests until they finish. ``invalidate()`` cancels what is running and
 /// shuts the transport down; a session that goes away does the same.
-// @unchecked Sendable: the mutable state sits in `activeRequests`, behind one lock.
 public final class Session: RequestDelegate, @unchecked Sendable {
     /// How a session behaves; every property has a default.
     public struct Configuration: Sendable {
