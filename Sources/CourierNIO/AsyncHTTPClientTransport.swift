@@ -51,7 +51,9 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// AsyncHTTPClient's defaults, plus what Courier's sessions expect: `gzip`/`deflate` bodies
-    /// decoded (Courier asks for them by default), redirects followed (at most 16, as URLSession).
+    /// decoded (Courier asks for them by default), redirects followed (at most 16, as URLSession),
+    /// and a refused connection reported at once rather than retried inside the pool, so that it
+    /// reaches Courier's own retry policy as URLSession reports it.
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 16, allowCycles: false),
@@ -59,6 +61,7 @@ public final class AsyncHTTPClientTransport: Transport {
             decompression: .enabled(limit: .ratio(100))
         )
         configuration.httpVersion = .automatic
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 

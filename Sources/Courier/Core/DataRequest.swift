@@ -60,8 +60,10 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         }
         guard let outcome else { return }
         if outcome.tooLarge, let limit = maximumBodySize {
-            task.cancel()
+            // Finish first: cancelling can complete the task synchronously, and that completion
+            // must find the request finished rather than report a cancellation.
             finish(error: .bodyTooLarge(limit: limit))
+            task.cancel()
             return
         }
         if let (queue, handler) = outcome.handler {

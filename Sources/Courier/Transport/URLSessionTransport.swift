@@ -129,7 +129,17 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             remoteAddress: progress.remoteAddress,
             networkProtocolName: progress.networkProtocolName
         )
-        eventHandler.transportTask(self, didCompleteWith: error.map(URLSessionTransportTask.urlError), metrics: metrics)
+        var urlError = error.map(URLSessionTransportTask.urlError)
+        if let error = urlError, error.code == .unknown, progress.responseDate != nil {
+            // FoundationNetworking reports a body cut short ("transfer closed with N bytes
+            // remaining") as an unknown error; Apple's URLSession and AsyncHTTPClient call it a
+            // lost connection, and so do retry policies.
+            urlError = URLError(
+                .networkConnectionLost,
+                userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
+            )
+        }
+        eventHandler.transportTask(self, didCompleteWith: urlError, metrics: metrics)
     }
 
     /// The error as a `URLError`; URLSession reports those already, anything else is `.unknown`.

@@ -1,0 +1,184 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Counts calls, so a test can check a handler ran exactly once.
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
+@Suite struct RequestTests {
+    @Test(arguments: TransportKind.allCases)
+    func cancellingBeforeResumeFinishesWithExplicitlyCancelled(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.startRequestsImmediately = false }
+            let request = session.request(server.url("/get"))
+            #expect(request.state == .initialized)
+            request.cancel()
+            let result = await request.serializingData().result
+            guard case .failure(let error) = result else {
+                Issue.record("a cancelled request never succeeds")
+                return
+            }
+            #expect(error.isExplicitlyCancelledError)
+            #expect(request.state == .cancelled)
+            #expect(request.performedRequests.isEmpty, "nothing went on the wire")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingAHangingRequestEndsItPromptly(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/fault/hang"))
+            let counter = CallCounter()
+            let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
+            request.response { response in
+                counter.increment()
+                done.continuation.yield(response)
+            }
+            try await server.waitForRequests(1)
+            request.cancel()
+            var iterator = done.stream.makeAsyncIterator()
+            let response = await iterator.next()
+            #expect(response?.error?.isExplicitlyCancelledError == true)
+            #expect(counter.value == 1)
+            #expect(request.state == .cancelled)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheSwiftTaskCancelsTheRequest(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/fault/hang"))
+            let dataTask = request.serializingData()
+            let waiter = Task { await dataTask.result }
+            try await server.waitForRequests(1)
+            waiter.cancel()
+            let result = await waiter.value
+            guard case .failure(let error) = result else {
+                Issue.record("cancelled")
+                return
+            }
+            #expect(error.isExplicitlyCancelledError)
+            #expect(request.isCancelled)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func startRequestsImmediatelyOffWaitsForResume(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.startRequestsImmediately = false }
+            let request = session.request(server.url("/get"))
+            let task = request.serializingData()
+            // Nothing may reach the server before resume().
+            await #expect(throws: TestServerError.timedOut) {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
+            #expect(request.state == .initialized)
+            request.resume()
+            let data = try await task.value
+            #expect(!data.isEmpty)
+            #expect(request.state == .finished)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func suspendAndResumeCompleteTheTransfer(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/range/200000?chunk_size=10000&duration=0.4"))
+            let task = request.serializingData()
+            try await server.waitForRequests(1)
+            request.suspend()
+            #expect(request.state == .suspended)
+            request.resume()
+            #expect(request.state == .resumed || request.state == .finished)
+            let data = try await task.value
+            #expect(data.count == 200_000)
+            #expect(data.prefix(3) == Data("abc".utf8))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func everyHandlerRunsExactlyOnceWhenCancelRacesCompletion(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let total = 1000
+            let counter = CallCounter()
+            let requests = (0..<total).map { index in
+                session.request(server.url(index.isMultiple(of: 3) ? "/fault/hang" : "/bytes/\(index % 50)"))
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for (index, request) in requests.enumerated() {
+                    group.addTask {
+                        await withCheckedContinuation { continuation in
+                            request.response { _ in
+                                counter.increment()
+                                continuation.resume()
+                            }
+                            if index.isMultiple(of: 2) || index.isMultiple(of: 3) {
+                                // Cancel at a random point: before, during or after the transfer.
+                                DispatchQueue.global().asyncAfter(
+                                    deadline: .now() + .microseconds(Int.random(in: 0...3000))
+                                ) {
+                                    request.cancel()
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(counter.value == total)
+            for request in requests {
+                #expect(request.state == .finished || request.state == .cancelled, "no request is left unfinished")
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test func cURLDescriptionRedactsCredentials() async throws {
+        try await TestServer.withRunningServer { server in
+            let session = TransportKind.urlSession.makeSession()
+            let request = session.request(
+                server.url("/post"),
+                method: .post,
+                parameters: ["a": "1"],
+                headers: [.authorization(bearerToken: "top-secret")]
+            )
+            _ = await request.serializingData().result
+            let description = request.cURLDescription()
+            #expect(!description.contains("top-secret"))
+            #expect(description.contains("Authorization: ***"))
+            #expect(description.contains("-X POST"))
+            #expect(description.contains("-d 'a=1'"))
+            #expect(request.cURLDescription(includingCredentials: true).contains("Bearer top-secret"))
+            await session.invalidate()
+        }
+    }
+
+    @Test func requestsAreIdentifiedByID() {
+        let session = TransportKind.urlSession.makeSession()
+        let first = session.request("http://127.0.0.1:9/a")
+        let second = session.request("http://127.0.0.1:9/a")
+        #expect(first != second)
+        #expect(first == first)
+        #expect(Set([first, second, first]).count == 2)
+        first.cancel()
+        second.cancel()
+    }
+}

@@ -1,0 +1,195 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct SessionTests {
+    private func failure(of request: DataRequest) async -> CourierError? {
+        if case .failure(let error) = await request.serializingData().result { return error }
+        return nil
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func invalidURLsFailWithoutCrashing(transport: TransportKind) async {
+        let session = transport.makeSession()
+        let error = await failure(of: session.request("ht tp://not a url"))
+        #expect(error?.kind == .invalidURL)
+        #expect(error?.invalidURLString == "ht tp://not a url")
+        await session.invalidate()
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func headerValuesWithLineBreaksAreRejected(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let error = await failure(of: session.request(server.url("/get"), headers: ["X-Evil": "a\r\nInjected: 1"]))
+            #expect(error?.kind == .invalidHeader)
+            await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
+            let method = await failure(of: session.request(server.url("/get"), method: HTTPMethod(rawValue: "GET /x")))
+            #expect(method?.kind == .invalidHeader)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func unencodableParametersFail(transport: TransportKind) async {
+        let session = transport.makeSession()
+        let error = await failure(of: session.request("http://127.0.0.1:9/", parameters: [1, 2]))
+        #expect(error?.kind == .parameterEncodingFailed)
+        await session.invalidate()
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func refusedConnectionsMapToURLError(transport: TransportKind) async throws {
+        let port = try await TestServer.withRunningServer { $0.port }  // a port nobody listens on any more
+        let session = transport.makeSession()
+        let error = await failure(of: session.request("http://127.0.0.1:\(port)/get"))
+        #expect(error?.kind == .transportFailed)
+        #expect(error?.urlError?.code == .cannotConnectToHost)
+        await session.invalidate()
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func truncatedBodiesFail(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let short = await failure(of: session.request(server.url("/fault/content-length/100?declared=500")))
+            #expect(short?.kind == .transportFailed)
+            #expect(short?.urlError?.code == .networkConnectionLost)
+            let dropped = await failure(of: session.request(server.url("/fault/drop/100000?after=5000")))
+            #expect(dropped?.urlError?.code == .networkConnectionLost)
+            let reset = await failure(of: session.request(server.url("/fault/reset")))
+            #expect(reset?.kind == .transportFailed)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func bodiesOverTheLimitFail(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.maximumResponseBodySize = 10_000 }
+            let error = await failure(of: session.request(server.url("/bytes/50000")))
+            #expect(error?.kind == .bodyTooLarge)
+            let small = await session.request(server.url("/bytes/5000")).serializingData().result
+            #expect((try? small.get())?.count == 5000)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func invalidatedSessionsFailNewAndRunningRequests(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let running = session.request(server.url("/fault/hang")).serializingData()
+            try await server.waitForRequests(1)
+            await session.invalidate()
+            guard case .failure(let error) = await running.result else {
+                Issue.record("invalidation cancels running requests")
+                return
+            }
+            #expect(error.isExplicitlyCancelledError)
+            let late = await failure(of: session.request(server.url("/get")))
+            #expect(late?.kind == .sessionInvalidated)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func credentialsDoNotFollowRedirectsToAnotherOrigin(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { origin in
+            try await TestServer.withRunningServer { other in
+                let session = transport.makeSession()
+                let headers: HTTPHeaders = [
+                    .authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "a=1"),
+                ]
+                let elsewhere = other.url("/headers").absoluteString
+                let crossOrigin = try await session.request(
+                    origin.url("/redirect-to"),
+                    parameters: ["url": elsewhere],
+                    headers: headers
+                ).serializingDecodable([String: [String: String]].self).value
+                #expect(crossOrigin["headers"]?["Authorization"] == nil)
+                #expect(crossOrigin["headers"]?["Cookie"] == nil)
+                let sameOrigin = try await session.request(
+                    origin.url("/redirect-to"),
+                    parameters: ["url": "/headers"],
+                    headers: headers
+                ).serializingDecodable([String: [String: String]].self).value
+                #expect(sameOrigin["headers"]?["Authorization"] == "Bearer secret")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func sessionHeadersApplyUnlessTheRequestSetsItsOwn(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            var defaults = HTTPHeaders.default
+            defaults.add(name: "X-Session", value: "s")
+            defaults.add(name: "X-Both", value: "session")
+            let session = transport.makeSession { $0.headers = defaults }
+            let echo = try await session.request(server.url("/headers"), headers: ["X-Both": "request"])
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(echo["headers"]?["X-Session"] == "s")
+            #expect(echo["headers"]?["X-Both"] == "request")
+            #expect(echo["headers"]?["Accept-Language"] != nil)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func gzipBodiesAreDecoded(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let document = try await session.request(server.url("/gzip")).validate()
+                .serializingDecodable([String: JSONScalar].self).value
+            #expect(document["gzipped"] == .bool(true))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func answersMatchRealHttpbin(transport: TransportKind) async throws {
+        guard let httpbin = ProcessInfo.processInfo.environment["HTTPBIN_URL"] else { return }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            for base in [server.baseURL.absoluteString, httpbin] {
+                let echo = try await session.request(base + "/get", parameters: ["q": "swift"]).validate()
+                    .serializingDecodable(Echo.self).value
+                #expect(echo.args == ["q": "swift"], "\(base)")
+                let status = await failure(of: session.request(base + "/status/418").validate())
+                #expect(status?.responseCode == 418, "\(base)")
+                let auth = try await session.request(
+                    base + "/basic-auth/u/p",
+                    headers: [.authorization(username: "u", password: "p")]
+                )
+                .validate().serializingDecodable([String: JSONScalar].self).value
+                #expect(auth["authenticated"] == .bool(true), "\(base)")
+            }
+            await session.invalidate()
+        }
+    }
+}
+
+/// A JSON scalar, for decoding flat objects whose values mix types.
+enum JSONScalar: Decodable, Equatable, Sendable {
+    case bool(Bool)
+    case string(String)
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .other
+        }
+    }
+}
