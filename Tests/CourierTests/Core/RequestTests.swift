@@ -100,7 +100,7 @@ final class CallCounter: Sendable {
     func suspendAndResumeCompleteTheTransfer(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            let request = session.request(server.url("/range/200000?chunk_size=10000&duration=0.4"))
+            let request = session.request(server.url("/range/200000?chunk_size=4000&duration=3"))
             let task = request.serializingData()
             try await server.waitForRequests(1)
             request.suspend()
