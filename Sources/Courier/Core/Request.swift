@@ -271,16 +271,17 @@ public class Request: @unchecked Sendable {
         handlers.forEach { $0() }
     }
 
-    /// Runs `handler` once the request has finished: now if it has, else when it does. Resumes an
-    /// initialized request when the session starts requests immediately.
-    func appendFinishHandler(_ handler: @escaping @Sendable () -> Void) {
+    /// Runs `handler` once the request has finished: now if it has, else when it does. With
+    /// `resumingRequest` (response handlers), resumes an initialized request when the session
+    /// starts requests immediately; bookkeeping handlers pass `false`.
+    func appendFinishHandler(resumingRequest: Bool = true, _ handler: @escaping @Sendable () -> Void) {
         let (runNow, shouldResume) = mutableState.withLock { state -> (Bool, Bool) in
             if state.machine.hasFinished { return (true, false) }
             state.finishHandlers.append(handler)
             return (false, state.machine.state == .initialized)
         }
         if runNow { handler() }
-        if shouldResume, delegate?.startsRequestsImmediately ?? false { resume() }
+        if resumingRequest, shouldResume, delegate?.startsRequestsImmediately ?? false { resume() }
     }
 
     // MARK: - Progress handlers

@@ -150,7 +150,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
         eventMonitor.requestDidCreate(request)
         if accepted {
-            request.appendFinishHandler { [weak self] in
+            request.appendFinishHandler(resumingRequest: false) { [weak self] in
                 self?.activeRequests.withLock { _ = $0.requests.removeValue(forKey: request.id) }
             }
         } else {

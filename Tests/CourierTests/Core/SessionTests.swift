@@ -193,3 +193,16 @@ enum JSONScalar: Decodable, Equatable, Sendable {
         }
     }
 }
+
+@Suite struct DefaultSessionTests {
+    @Test func moduleLevelRequestsUseTheDefaultSession() async throws {
+        try await TestServer.withRunningServer { server in
+            let echo = try await Courier.request(server.url("/get"), parameters: ["from": "default"])
+                .serializingDecodable(Echo.self).value
+            #expect(echo.args == ["from": "default"])
+            let request = Courier.request(server.url("/get"))
+            #expect(request.delegate === Session.default)
+            request.cancel()
+        }
+    }
+}

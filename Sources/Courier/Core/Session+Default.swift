@@ -1,0 +1,42 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// `Courier.request(...)`: requests on `Session.default`, as Alamofire 4's `Alamofire.request(...)`
+// read. Module-level functions are what make the module-qualified spelling work.
+
+/// A request on ``Session/default``; see ``Session/request(_:method:parameters:encoder:headers:requestModifier:)``.
+public func request<Parameters: Encodable & Sendable>(
+    _ url: any URLConvertible,
+    method: HTTPMethod = .get,
+    parameters: Parameters?,
+    encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+    headers: HTTPHeaders? = nil,
+    requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+) -> DataRequest {
+    Session.default.request(
+        url,
+        method: method,
+        parameters: parameters,
+        encoder: encoder,
+        headers: headers,
+        requestModifier: requestModifier
+    )
+}
+
+/// A request on ``Session/default`` without parameters.
+public func request(
+    _ url: any URLConvertible,
+    method: HTTPMethod = .get,
+    headers: HTTPHeaders? = nil,
+    requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+) -> DataRequest {
+    Session.default.request(url, method: method, headers: headers, requestModifier: requestModifier)
+}
+
+/// A request on ``Session/default`` built by `convertible`.
+public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+    Session.default.request(convertible)
+}
