@@ -80,6 +80,12 @@ public final class TestServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     state.register(channel)
+                    // Idle connections close after the longest wait, but never sooner than 10 s: a
+                    // client on a busy machine may take a moment to send its first request.
+                    let idle = max(configuration.maximumWait, .seconds(10))
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: idle, writeTimeout: idle)
+                    )
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
                     )

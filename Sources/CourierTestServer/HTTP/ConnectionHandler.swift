@@ -42,6 +42,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let state: ServerState
     private var phase: Phase = .idle
     private var queuedParts: [HTTPServerRequestPart] = []
+    /// Body bytes in `queuedParts`; past the request body limit the connection closes.
+    private var queuedBodyBytes = 0
+    /// Whether the decoder met bytes it cannot parse: what came before is answered, then a 400.
+    private var parseFailed = false
     private var writer: ResponseWriter?
     private var hangTimer: Scheduled<Void>?
 
@@ -51,7 +55,34 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        handle(unwrapInboundIn(data), context: context)
+        let part = unwrapInboundIn(data)
+        // A part waits behind an answer in progress and behind parts already waiting, so
+        // pipelined requests are answered in the order they came.
+        switch phase {
+        case .responding:
+            enqueue(part, context: context)
+        case .idle where !queuedParts.isEmpty:
+            enqueue(part, context: context)
+        case .idle, .buffering, .streaming, .discarding, .rejecting, .closed:
+            handle(part, context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        // Bounded in time: a connection with no request for `maximumWait`, or a response the
+        // client has not read for that long, is closed.
+        switch (idle, phase) {
+        case (.read, .idle) where queuedParts.isEmpty:
+            close(context)
+        case (.write, .responding) where writer?.isWaitingForWritability == true:
+            close(context)
+        default:
+            break
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -68,20 +99,47 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A request the decoder cannot parse gets a 400 when nothing else is on the wire, then the
-        // connection closes: after a parse error the byte stream cannot be trusted.
-        if case .idle = phase, error is HTTPParserError {
-            phase = .closed
-            let body = Array("Bad Request: \(error)\n".utf8)
-            let head =
-                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n"
-                + "Connection: close\r\n\r\n"
-            var buffer = context.channel.allocator.buffer(string: head)
-            buffer.writeBytes(body)
-            context.writeAndFlush(NIOAny(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        guard error is HTTPParserError else {
+            close(context)
             return
         }
+        // After a parse error the byte stream cannot be trusted: answer the requests read before
+        // it, then a 400, then close.
+        parseFailed = true
+        switch phase {
+        case .idle where queuedParts.isEmpty:
+            sendBadRequest(context: context)
+        case .responding, .idle:
+            break  // `drainQueuedParts` sends the 400 once the queue is empty.
+        case .buffering, .streaming, .discarding:
+            sendBadRequest(context: context)  // The request in progress can never end.
+        case .rejecting, .closed:
+            close(context)
+        }
+    }
+
+    private func enqueue(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        queuedParts.append(part)
+        if case .body(let chunk) = part { queuedBodyBytes += chunk.readableBytes }
+        if queuedBodyBytes > state.configuration.maximumRequestBodySize {
+            close(context)
+        }
+    }
+
+    private func sendBadRequest(context: ChannelHandlerContext) {
         phase = .closed
+        let body = Array("Bad Request: the request could not be parsed.\n".utf8)
+        let head =
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n"
+            + "Connection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(string: head)
+        buffer.writeBytes(body)
+        context.writeAndFlush(NIOAny(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func close(_ context: ChannelHandlerContext) {
+        phase = .closed
+        queuedParts.removeAll()
         context.close(promise: nil)
     }
 
@@ -178,6 +236,16 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private func startResponse(_ response: ServerResponse, to request: ServerRequest, context: ChannelHandlerContext) {
+        var response = response
+        // A route may echo client input into a header (redirect-to, response-headers, etag,
+        // cookies); a CR, LF or NUL there would forge headers, so such answers become a 500, as
+        // httpbin's are.
+        let forged = response.headers.contains { name, value in
+            (name + value).utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 } || name.isEmpty
+        }
+        if forged {
+            response = Router.errorPage(.internalServerError, "A response header would contain CR, LF or NUL.")
+        }
         let writer = ResponseWriter(
             response: decorated(response, for: request),
             request: request,
@@ -232,9 +300,12 @@ final class ConnectionHandler: ChannelInboundHandler {
             case .responding, .rejecting, .closed:
                 return
             case .idle, .buffering, .streaming, .discarding:
-                handle(queuedParts.removeFirst(), context: context)
+                let part = queuedParts.removeFirst()
+                if case .body(let chunk) = part { queuedBodyBytes -= chunk.readableBytes }
+                handle(part, context: context)
             }
         }
+        if parseFailed, case .idle = phase { sendBadRequest(context: context) }
     }
 
     /// `host:port` of a socket address, with IPv6 hosts in brackets.

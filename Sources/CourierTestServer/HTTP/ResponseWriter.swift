@@ -73,6 +73,9 @@ final class ResponseWriter {
         }
     }
 
+    /// Whether the body waits for the client to read what was already sent.
+    var isWaitingForWritability: Bool { waitingForWritability }
+
     /// Resumes a body that was waiting for the socket to drain.
     func writabilityChanged() {
         guard waitingForWritability, context.channel.isWritable else { return }

@@ -89,8 +89,11 @@ struct ServerRequest {
         }
     }
 
-    /// Whether the client asked to close the connection after this response.
+    /// Whether the connection closes after this response: the client asked for it, or asked to
+    /// upgrade the protocol (the server never upgrades, and the decoder reads nothing after such
+    /// a request, so the connection could carry no further request anyway).
     var wantsClose: Bool {
+        if headers.contains(name: "upgrade") { return true }
         let tokens = headers[canonicalForm: "connection"].map { $0.lowercased() }
         if version.major == 1, version.minor == 0 { return !tokens.contains("keep-alive") }
         return tokens.contains("close")
@@ -114,7 +117,7 @@ struct ServerRequest {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let value = UInt8(String(decoding: bytes[index + 1...index + 2], as: UTF8.self), radix: 16),
+                let value = FormDecoding.hexByte(bytes[index + 1], bytes[index + 2]),
                 value >= 0x80
             {
                 escapedRun.append(value)

@@ -72,13 +72,28 @@ enum CookieRoutes {
         return order.map { ($0, values[$0] ?? "") }
     }
 
-    /// The value as a cookie-octet run, or quoted with escapes when it holds other characters.
-    private static func quoted(_ value: String) -> String {
-        let plain = value.unicodeScalars.allSatisfy { scalar in
-            scalar.value > 0x20 && scalar.value < 0x7F && !"\",;\\".unicodeScalars.contains(scalar)
+    /// The value as werkzeug writes it: bare when every character is safe, else in quotes with
+    /// `"` and `\\` escaped and any byte outside printable ASCII (or `,` and `;`) as `\\ooo` octal,
+    /// so no value can break out of its `Set-Cookie` line.
+    static func quoted(_ value: String) -> String {
+        let bare = "!#$%&'()*+-./:<=>?@[]^_`{|}~"
+        let isBare = value.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || bare.unicodeScalars.contains(scalar))
         }
-        if plain { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\"\(escaped)\""
+        if isBare { return value }
+        var quoted = "\""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): quoted += "\\\""
+            case UInt8(ascii: "\\"): quoted += "\\\\"
+            case UInt8(ascii: ","), UInt8(ascii: ";"), 0..<0x20, 0x7F...:
+                let octal = String(byte, radix: 8)
+                quoted += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+            default: quoted.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return quoted + "\""
     }
 }

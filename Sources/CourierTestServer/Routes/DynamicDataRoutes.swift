@@ -25,7 +25,7 @@ enum DynamicDataRoutes {
             },
             Route("/stream-bytes/:n") { request, _ in
                 guard let count = request.integerParameter("n") else { return RedirectRoutes.notFound }
-                let chunkSize = max(1, request.queryInteger("chunk_size", default: 10 * 1024))
+                let chunkSize = Routes.chunkSize(request.queryInteger("chunk_size", default: 10 * 1024))
                 return .respond(
                     ServerResponse(
                         status: .ok,
@@ -116,7 +116,7 @@ enum DynamicDataRoutes {
             response.headers += [("ETag", entityTag), ("Accept-Ranges", "bytes")]
             return response
         }
-        let chunkSize = max(1, request.queryInteger("chunk_size", default: 10 * 1024))
+        let chunkSize = Routes.chunkSize(request.queryInteger("chunk_size", default: 10 * 1024))
         let duration = min(.fromSeconds(request.queryNumber("duration", default: 0)), maximumWait)
         let resolution = ByteRange.resolve(
             range: request.headers.first(name: "range"),
@@ -161,9 +161,11 @@ enum DynamicDataRoutes {
         guard (100...999).contains(code) else {
             return .text("Invalid status code", contentType: StatusRoutes.plainText, status: .badRequest)
         }
-        // At most 100 chunks a second, so large drips do not become a write per byte.
-        let chunkCount = max(1, min(count, Int(Double(duration.nanoseconds) / 10_000_000)))
-        let chunkSize = (count + chunkCount - 1) / chunkCount
+        // At most 100 chunks a second, so large drips do not become a write per byte, and no
+        // chunk over the cap, so a large drip stays in constant memory.
+        let wantedChunks = max(1, min(count, Int(Double(duration.nanoseconds) / 10_000_000)))
+        let chunkSize = Routes.chunkSize((count + wantedChunks - 1) / wantedChunks)
+        let chunkCount = (count + chunkSize - 1) / chunkSize
         var remaining = count
         var response = ServerResponse(
             status: HTTPResponseStatus(statusCode: code),
@@ -186,9 +188,10 @@ enum DynamicDataRoutes {
 }
 
 extension TimeAmount {
-    /// A duration from seconds; negative, infinite or NaN values become zero.
+    /// A duration from seconds, at most `cap` (and 10⁹ s); negative or NaN values become zero,
+    /// infinity the cap (as Python's `min(float("inf"), cap)`).
     static func fromSeconds(_ seconds: Double, cappedAt cap: Double = .greatestFiniteMagnitude) -> TimeAmount {
-        guard seconds.isFinite, seconds > 0 else { return .zero }
+        guard !seconds.isNaN, seconds > 0 else { return .zero }
         return .nanoseconds(Int64(min(seconds, cap, 1e9) * 1e9))
     }
 }

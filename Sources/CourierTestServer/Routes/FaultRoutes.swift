@@ -87,13 +87,14 @@ enum FaultRoutes {
     private static func retryAfter(_ request: ServerRequest, state: ServerState) -> RouteOutcome {
         let (fails, attempt) = shouldFail(request, state: state, defaultTimes: 2)
         guard fails else { return .respond(success(request, attempt: attempt)) }
-        let seconds = max(0, request.queryInteger("seconds", default: 1))
+        // At most ten years, so the date arithmetic cannot overflow.
+        let seconds = min(max(0, request.queryInteger("seconds", default: 1)), 315_360_000)
         let value =
             request.queryValue("date") == "true"
             ? HTTPDate.format(secondsSince1970: HTTPDate.currentSeconds() + seconds) : String(seconds)
         var response = ServerResponse.json(
             .object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]),
-            status: HTTPResponseStatus(statusCode: request.queryInteger("status", default: 503))
+            status: status(request, default: 503)
         )
         response.headers.append(("Retry-After", value))
         return .respond(response)
@@ -109,10 +110,16 @@ enum FaultRoutes {
             return .respond(
                 .json(
                     .object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]),
-                    status: HTTPResponseStatus(statusCode: request.queryInteger("status", default: 500))
+                    status: status(request, default: 500)
                 )
             )
         }
+    }
+
+    /// The `status` query value when it is a valid code (100...999), else `defaultCode`.
+    private static func status(_ request: ServerRequest, default defaultCode: Int) -> HTTPResponseStatus {
+        let code = request.queryInteger("status", default: defaultCode)
+        return HTTPResponseStatus(statusCode: (100...999).contains(code) ? code : defaultCode)
     }
 
     private static func success(_ request: ServerRequest, attempt: Int) -> ServerResponse {

@@ -45,23 +45,34 @@ enum ResponseFormatRoutes {
     /// Sets the query's name-value pairs as response headers and echoes all response headers as
     /// JSON, `Content-Length` included: the body is rebuilt until its length stops changing.
     static func responseHeaders(_ query: [(String, String)]) -> ServerResponse {
-        var echoed: [String: [String]] = [:]
-        for (name, value) in query { echoed[name, default: []].append(value) }
+        var echoed: [String: [String]] = ["Content-Type": ["application/json"]]
+        for (name, value) in query {
+            // A repeated Content-Type joins the one the server sets, as werkzeug's headers do.
+            let key = name.equalsIgnoringCase("Content-Type") ? "Content-Type" : name
+            echoed[key, default: []].append(value)
+        }
         var length = 0
         var body: [UInt8] = []
         repeat {
-            var object = echoed.mapValues { $0.count == 1 ? JSONValue.string($0[0]) : .array($0.map(JSONValue.string)) }
-            object["Content-Type"] = .string("application/json")
+            var object = echoed.mapValues {
+                $0.count == 1 ? JSONValue.string($0[0]) : .array($0.map(JSONValue.string))
+            }
             object["Content-Length"] = .string(String(length))
             body = Array(JSONValue.object(object).prettyPrinted().utf8)
             if body.count == length { break }
             length = body.count
         } while true
-        return ServerResponse(
+        var response = ServerResponse(
             status: .ok,
             headers: [("Content-Type", "application/json")] + query,
             body: .bytes(body)
         )
+        // Framing headers chosen by the client would desynchronise a kept-alive connection.
+        let framing = ["content-length", "transfer-encoding", "connection"]
+        if query.contains(where: { framing.contains($0.0.lowercased()) }) {
+            response.closesConnection = true
+        }
+        return response
     }
 
     static let slideshow = JSONValue.object([

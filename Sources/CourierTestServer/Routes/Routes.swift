@@ -10,6 +10,15 @@ enum Routes {
     /// benchmarks can move large bodies, generating them lazily in constant memory.
     static let largestGeneratedBody = 1 << 36
 
+    /// The largest chunk a generated body is written in: a client's `chunk_size` is capped here so
+    /// no request can make the server allocate a huge buffer.
+    static let largestChunk = 1024 * 1024
+
+    /// A requested chunk size, kept within 1...``largestChunk``.
+    static func chunkSize(_ requested: Int) -> Int {
+        min(max(1, requested), largestChunk)
+    }
+
     /// The router holding all route groups.
     static let router: Router = {
         var router = Router()

@@ -25,11 +25,12 @@ enum StatusRoutes {
                 return nil
             }
             let weight = pieces.count == 2 ? Double(pieces[1]) : 1
-            guard let weight, weight >= 0 else { return nil }
+            guard let weight, weight.isFinite, weight >= 0 else { return nil }
             choices.append((code, weight))
         }
         let total = choices.reduce(0) { $0 + $1.weight }
         guard let last = choices.last else { return nil }
+        guard total.isFinite else { return nil }
         guard choices.count > 1, total > 0 else { return last.code }
         var draw = Double.random(in: 0..<total)
         for choice in choices {

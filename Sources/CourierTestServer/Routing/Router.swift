@@ -57,7 +57,9 @@ struct Route: Sendable {
                 .joined(separator: "/")
                 return parameters
             case .literal(let text):
-                guard index < segments.count, segments[index] == text else { return nil }
+                guard index < segments.count,
+                    FormDecoding.decodeComponent(segments[index], plusIsSpace: false) == text
+                else { return nil }
             case .parameter(let name):
                 guard index < segments.count else { return nil }
                 parameters[name] = FormDecoding.decodeComponent(segments[index], plusIsSpace: false)
@@ -95,7 +97,8 @@ struct Router: Sendable {
     /// Routes a request. `HEAD` is answered by the `GET` route (the writer drops the body) and
     /// `OPTIONS` by an automatic answer listing the allowed methods, as Flask does.
     func resolve(method: HTTPMethod, path: String) -> Resolution {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Empty segments are kept, so `/get/` and `//get` are not `/get` (Flask answers 404 too).
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
         var allowed: Set<String> = []
         for route in routes {
             guard let parameters = route.match(segments) else { continue }

@@ -29,7 +29,7 @@ enum FormDecoding {
             if byte == UInt8(ascii: "+"), plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+                let value = hexByte(iterator[iterator.startIndex], iterator[iterator.startIndex + 1])
             {
                 bytes.append(value)
                 iterator = iterator.dropFirst(2)
@@ -38,6 +38,21 @@ enum FormDecoding {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The byte two hexadecimal digits spell, or `nil` if either is not a hex digit (`UInt8(_:radix:)`
+    /// would also accept a sign, turning `%+4` into a byte).
+    static func hexByte(_ high: UInt8, _ low: UInt8) -> UInt8? {
+        func digit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        guard let high = digit(high), let low = digit(low) else { return nil }
+        return high << 4 | low
     }
 
     /// The value of parameter `name` in a header such as `multipart/form-data; boundary="abc"`.

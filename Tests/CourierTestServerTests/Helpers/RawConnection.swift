@@ -37,9 +37,15 @@ enum RawConnection {
         }
     }
 
-    /// Connects to `port`, sends `request`, and reads until the server closes or `timeout` passes.
-    static func exchange(port: Int, request: String, timeout: TimeAmount = .seconds(10)) async throws -> Result {
-        let collector = Collector()
+    /// Connects to `port`, sends `request`, and reads until the server closes, `timeout` passes, or
+    /// (when given) `byteLimit` bytes have arrived, when it hangs up itself (ending `.timedOut`).
+    static func exchange(
+        port: Int,
+        request: String,
+        timeout: TimeAmount = .seconds(10),
+        byteLimit: Int? = nil
+    ) async throws -> Result {
+        let collector = Collector(byteLimit: byteLimit)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -65,13 +71,20 @@ enum RawConnection {
         private let state = NIOLockedValueBox<(start: NIODeadline, result: Result, ended: Bool)>(
             (.now(), Result(bytes: [], ending: .closed, arrivalTimes: []), false)
         )
+        let byteLimit: Int?
+
+        init(byteLimit: Int?) {
+            self.byteLimit = byteLimit
+        }
 
         func markStart() { state.withLockedValue { $0.start = .now() } }
 
-        func append(_ buffer: ByteBuffer) {
+        /// Records a read; returns `true` once the byte limit is reached.
+        func append(_ buffer: ByteBuffer) -> Bool {
             state.withLockedValue { state in
                 state.result.bytes.append(contentsOf: buffer.readableBytesView)
                 state.result.arrivalTimes.append(Double((NIODeadline.now() - state.start).nanoseconds) / 1e9)
+                return byteLimit.map { state.result.bytes.count >= $0 } ?? false
             }
         }
 
@@ -95,7 +108,10 @@ enum RawConnection {
         init(collector: Collector) { self.collector = collector }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            collector.append(unwrapInboundIn(data))
+            if collector.append(unwrapInboundIn(data)) {
+                collector.finish(.timedOut)
+                context.close(promise: nil)
+            }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
