@@ -38,6 +38,26 @@ extension ResponseSerializer {
     public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
     public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
 
+    /// The body, or `Data()` for an empty body this serializer's policy allows; rethrows the
+    /// request's `error`.
+    ///
+    /// - Throws: `error`, or ``CourierError/SerializationFailureReason/inputDataNilOrZeroLength``.
+    public func bodyData(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws -> Data {
+        if let error { throw error }
+        guard let data, !data.isEmpty else {
+            guard emptyResponseAllowed(request: request, response: response) else {
+                throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
+            }
+            return Data()
+        }
+        return data
+    }
+
     /// Whether an empty body is a valid answer for this request and response.
     public func emptyResponseAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
         let methodAllows = request.flatMap(\.httpMethod).map { emptyRequestMethods.contains(HTTPMethod(rawValue: $0)) }
@@ -66,14 +86,7 @@ public struct DataResponseSerializer: ResponseSerializer {
         data: Data?,
         error: CourierError?
     ) throws -> Data {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(request: request, response: response) else {
-                throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
-            }
-            return Data()
-        }
-        return data
+        try bodyData(request: request, response: response, data: data, error: error)
     }
 }
 
@@ -106,11 +119,7 @@ public struct StringResponseSerializer: ResponseSerializer {
     ) throws
         -> String
     {
-        let data = try DataResponseSerializer(
-            emptyResponseCodes: emptyResponseCodes,
-            emptyRequestMethods: emptyRequestMethods
-        )
-        .serialize(request: request, response: response, data: data, error: error)
+        let data = try bodyData(request: request, response: response, data: data, error: error)
         let named = encoding ?? response?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
         if let named {
             guard let text = String(data: data, encoding: named) else {
@@ -167,11 +176,7 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
         data: Data?,
         error: CourierError?
     ) throws -> T {
-        let data = try DataResponseSerializer(
-            emptyResponseCodes: emptyResponseCodes,
-            emptyRequestMethods: emptyRequestMethods
-        )
-        .serialize(request: request, response: response, data: data, error: error)
+        let data = try bodyData(request: request, response: response, data: data, error: error)
         if data.isEmpty {
             guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
                 throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)

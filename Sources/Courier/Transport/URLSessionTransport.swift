@@ -227,3 +227,13 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         task?.didComplete(with: error)
     }
 }
+
+extension Transport where Self == URLSessionTransport {
+    /// A URLSession transport with ``URLSessionTransport/defaultConfiguration()``.
+    public static var urlSession: URLSessionTransport { URLSessionTransport() }
+
+    /// A URLSession transport over a session made from `configuration`.
+    public static func urlSession(configuration: URLSessionConfiguration) -> URLSessionTransport {
+        URLSessionTransport(configuration: configuration)
+    }
+}

@@ -191,3 +191,56 @@ struct Echo: Decodable, Sendable {
         }
     }
 }
+
+@Suite struct ProgressAndLifetimeTests {
+    @Test(arguments: TransportKind.allCases)
+    func downloadProgressReportsEveryChunkOnTheGivenQueue(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let updates = CallCounter()
+            let last = LastValue()
+            let queue = DispatchQueue(label: "test.progress")
+            let request = session.request(server.url("/stream-bytes/200000?chunk_size=20000"))
+                .downloadProgress(queue: queue) { progress in
+                    updates.increment()
+                    last.set(progress.completedUnitCount)
+                }
+            let data = try await request.serializingData().value
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }  // drain the queue
+            #expect(data.count == 200_000)
+            #expect(updates.value >= 1)
+            #expect(last.value == 200_000)
+            await session.invalidate()
+        }
+    }
+
+    @Test func anOwnedAsyncHTTPClientIsShutDownWhenTheSessionGoesAway() async throws {
+        try await TestServer.withRunningServer { server in
+            var session: Session? = TransportKind.asyncHTTPClient.makeSession()
+            _ = try await session?.request(server.url("/get")).serializingData().value
+            weak let weakSession = session
+            session = nil
+            #expect(weakSession == nil, "the session is released, and its client shut down without a crash")
+        }
+    }
+}
+
+/// The latest value set, readable from any thread.
+///
+/// `@unchecked Sendable`: `stored` is only touched while `lock` is held.
+final class LastValue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Int64 = -1
+
+    func set(_ value: Int64) {
+        lock.lock()
+        stored = value
+        lock.unlock()
+    }
+
+    var value: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
