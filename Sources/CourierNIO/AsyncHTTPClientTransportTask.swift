@@ -43,7 +43,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     private let client: HTTPClient
     private let urlRequest: URLRequest
-    private let eventHandler: any TransportEventHandler
+    /// Weak: the request owns its tasks; a strong reference back would keep every finished request alive.
+    private weak let eventHandler: (any TransportEventHandler)?
     private let state = NIOLockedValueBox(State())
     private let failsImmediately: Bool
 
@@ -115,7 +116,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             break
         case .completeCancelled:
             let now = Date()
-            eventHandler.transportTask(
+            eventHandler?.transportTask(
                 self,
                 didCompleteWith: URLError(.cancelled),
                 metrics: RequestMetrics(startDate: now, endDate: now)
@@ -179,7 +180,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             return state.bytesSent
         }
         let expected = urlRequest.httpBody.map { Int64($0.count) }
-        eventHandler.transportTask(self, didSendBodyBytes: total, of: expected)
+        eventHandler?.transportTask(self, didSendBodyBytes: total, of: expected)
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
@@ -206,14 +207,14 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                 headerFields: fields
             )
         {
-            eventHandler.transportTask(self, didReceive: response)
+            eventHandler?.transportTask(self, didReceive: response)
         }
         return demand(on: task.eventLoop)
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         state.withLockedValue { $0.bytesReceived += Int64(buffer.readableBytes) }
-        eventHandler.transportTask(self, didReceive: Data(buffer.readableBytesView))
+        eventHandler?.transportTask(self, didReceive: Data(buffer.readableBytesView))
         return demand(on: task.eventLoop)
     }
 
@@ -254,7 +255,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             remoteAddress: nil,
             networkProtocolName: snapshot.networkProtocolName
         )
-        eventHandler.transportTask(self, didCompleteWith: error, metrics: metrics)
+        eventHandler?.transportTask(self, didCompleteWith: error, metrics: metrics)
     }
 
     /// AsyncHTTPClient's and SwiftNIO's errors as the `URLError` URLSession reports for the same failure.

@@ -102,9 +102,13 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
             finish(error: transportError)
             return
         }
-        let validationError = runValidators()
-        eventMonitor?.request(self, didValidateWithError: validationError)
-        finish(error: validationError)
+        // Validators are user code: run them off the transport's thread (an event loop, with
+        // AsyncHTTPClient), on the queue serializers use.
+        serializationQueue.async { [self] in
+            let validationError = runValidators()
+            eventMonitor?.request(self, didValidateWithError: validationError)
+            finish(error: validationError)
+        }
     }
 
     // MARK: - Response handlers

@@ -190,8 +190,12 @@ public class Request: @unchecked Sendable {
     /// Pauses the request; the transport stops reading its response until ``resume()``.
     @discardableResult
     public func suspend() -> Self {
-        let (action, task) = mutableState.withLock { ($0.machine.suspend(), $0.task) }
-        guard action == .suspendTask || state == .suspended else { return self }
+        let (changed, action, task) = mutableState.withLock { state in
+            let before = state.machine.state
+            let action = state.machine.suspend()
+            return (state.machine.state != before, action, state.task)
+        }
+        guard changed else { return self }
         if action == .suspendTask { task?.suspend() }
         eventMonitor?.requestDidSuspend(self)
         return self

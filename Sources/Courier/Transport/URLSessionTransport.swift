@@ -69,7 +69,9 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     let dataTask: URLSessionDataTask
-    let eventHandler: any TransportEventHandler
+    /// Weak: the request owns its tasks, and a strong reference back would keep every finished
+    /// request alive. Events for a request that is gone have nobody to tell.
+    weak let eventHandler: (any TransportEventHandler)?
     private let state = Protected(Progress())
 
     init(dataTask: URLSessionDataTask, eventHandler: any TransportEventHandler) {
@@ -95,12 +97,12 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             $0.responseDate = Date()
             $0.statusCode = response.statusCode
         }
-        eventHandler.transportTask(self, didReceive: response)
+        eventHandler?.transportTask(self, didReceive: response)
     }
 
     func didReceive(_ data: Data) {
         state.withLock { $0.bytesReceived += Int64(data.count) }
-        eventHandler.transportTask(self, didReceive: data)
+        eventHandler?.transportTask(self, didReceive: data)
     }
 
     func didCollect(networkProtocolName: String?, remoteAddress: String?) {
@@ -139,7 +141,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
                 userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
             )
         }
-        eventHandler.transportTask(self, didCompleteWith: urlError, metrics: metrics)
+        eventHandler?.transportTask(self, didCompleteWith: urlError, metrics: metrics)
     }
 
     /// The error as a `URLError`; URLSession reports those already, anything else is `.unknown`.
@@ -192,7 +194,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
     ) {
         guard let task = task(for: sessionTask) else { return }
         let expected = totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil
-        task.eventHandler.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
+        task.eventHandler?.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
     }
 
     func urlSession(

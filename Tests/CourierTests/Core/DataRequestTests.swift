@@ -244,3 +244,19 @@ final class LastValue: @unchecked Sendable {
         return stored
     }
 }
+
+@Suite struct RequestLifetimeTests {
+    @Test(arguments: TransportKind.allCases)
+    func finishedRequestsAreReleased(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            var request: DataRequest? = session.request(server.url("/get"))
+            _ = try await request?.serializingData().value
+            weak let released = request
+            request = nil
+            // Shutting the transport down waits until its threads have let go of the attempt.
+            await session.invalidate()
+            #expect(released == nil, "no reference cycle keeps a finished request alive")
+        }
+    }
+}
