@@ -172,8 +172,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     // MARK: - RequestDelegate
 
+    /// ``Configuration/startRequestsImmediately``.
     public var startsRequestsImmediately: Bool { configuration.startRequestsImmediately }
 
+    /// Builds the request's URLRequest (adding the session's headers, rejecting invalid ones) and
+    /// hands it to the transport. Requests call this themselves when resumed; you need not.
     public func startAttempt(of request: Request) {
         guard let request = request as? DataRequest else { return }
         let urlRequest: URLRequest
