@@ -213,9 +213,10 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        state.withLockedValue { $0.bytesReceived += Int64(buffer.readableBytes) }
+        // Deliver first, then ask for more under one lock: a suspend() made while handling this
+        // chunk already holds back the next read.
         eventHandler?.transportTask(self, didReceive: Data(buffer.readableBytesView))
-        return demand(on: task.eventLoop)
+        return demand(on: task.eventLoop, receivedBytes: buffer.readableBytes)
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -226,9 +227,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         complete(with: nil)
     }
 
-    /// A succeeded future to read on, or, while suspended, one that succeeds on resume.
-    private func demand(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// Counts `receivedBytes`, then returns a succeeded future to read on or, while suspended, one
+    /// that succeeds on resume.
+    private func demand(on eventLoop: any EventLoop, receivedBytes: Int = 0) -> EventLoopFuture<Void> {
         state.withLockedValue { state in
+            state.bytesReceived += Int64(receivedBytes)
             guard state.isSuspended else { return eventLoop.makeSucceededVoidFuture() }
             let promise = eventLoop.makePromise(of: Void.self)
             state.pendingDemand = promise
