@@ -74,13 +74,22 @@ public final class AsyncHTTPClientTransport: Transport {
         )
     }
 
+    /// Shuts down the client this transport owns; tasks made afterwards fail with
+    /// `URLError(.cancelled)`. A transport over a client it does not own (``shared``, or one you
+    /// passed in) stays usable: other sessions may share it, and its owner shuts it down.
     public func invalidate() async {
+        guard ownsClient else { return }
         let shouldShutDown = isInvalidated.withLockedValue { invalidated -> Bool in
             defer { invalidated = true }
-            return !invalidated && ownsClient
+            return !invalidated
         }
         if shouldShutDown { try? await client.shutdown() }
     }
+}
+
+extension AsyncHTTPClientTransport: _DefaultTransportProviding {
+    /// ``shared``: what `Session()` runs on when this module is linked.
+    public static var _defaultTransport: any Transport { shared }
 }
 
 extension Transport where Self == AsyncHTTPClientTransport {

@@ -15,7 +15,7 @@ import Testing
     func usingCourierExampleWorks(overAsyncHTTPClient: Bool) async throws {
         try await TestServer.withRunningServer { server in
             let base = server.baseURL.absoluteString  // README: http://127.0.0.1:8080
-            let session = overAsyncHTTPClient ? Session(transport: .asyncHTTPClient) : Session()
+            let session = overAsyncHTTPClient ? Session() : Session(transport: .urlSession)
 
             let echo = try await session.request("\(base)/get", parameters: ["q": "swift"])
                 .validate()

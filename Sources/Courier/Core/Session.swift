@@ -40,7 +40,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
     }
 
-    /// A session with the default configuration over URLSession, for quick use.
+    /// A session with the default configuration and transport, for quick use.
     public static let `default` = Session()
 
     /// The configuration the session runs with.
@@ -58,8 +58,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - configuration: Defaults for every request.
-    ///   - transport: What runs the requests; a ``URLSessionTransport`` by default. Use
-    ///     `.asyncHTTPClient()` from `CourierNIO` for SwiftNIO's AsyncHTTPClient.
+    ///   - transport: What runs the requests. By default, AsyncHTTPClient's shared client when
+    ///     `CourierNIO` is linked into the program, else a ``URLSessionTransport``.
     ///   - eventMonitors: Told of every request's events.
     public init(
         configuration: Configuration = Configuration(),
@@ -67,7 +67,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         eventMonitors: [any EventMonitor] = []
     ) {
         self.configuration = configuration
-        self.transport = transport ?? URLSessionTransport()
+        self.transport = transport ?? DefaultTransport.make()
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)
     }

@@ -1,4 +1,5 @@
 import Courier
+import CourierNIO
 import CourierTestServer
 import Foundation
 import Testing
@@ -203,6 +204,26 @@ enum JSONScalar: Decodable, Equatable, Sendable {
             let request = Courier.request(server.url("/get"))
             #expect(request.delegate === Session.default)
             request.cancel()
+        }
+    }
+}
+
+@Suite struct DefaultTransportTests {
+    @Test func sessionsRunOnAsyncHTTPClientWhenCourierNIOIsLinked() {
+        #expect(Session().transport is AsyncHTTPClientTransport)
+        #expect(Session.default.transport is AsyncHTTPClientTransport)
+        #expect(Session(transport: .urlSession).transport is URLSessionTransport)
+    }
+}
+
+extension DefaultTransportTests {
+    @Test func invalidatingOneSessionLeavesTheSharedTransportToOthers() async throws {
+        try await TestServer.withRunningServer { server in
+            let first = Session()
+            await first.invalidate()
+            let second = Session()
+            let data = try await second.request(server.url("/bytes/10")).serializingData().value
+            #expect(data.count == 10)
         }
     }
 }
