@@ -27,14 +27,15 @@ struct Exchange: Sendable {
         configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
     )
 
-    /// Sends a request to `base` + `path` and collects the whole answer (10 s timeout).
+    /// Sends a request to `base` + `path` and collects the whole answer (30 s timeout: generous,
+    /// so a run under ThreadSanitizer on a loaded machine does not time out).
     static func make(
         _ base: URL,
         _ path: String,
         method: HTTPMethod = .GET,
         headers: [(String, String)] = [],
         body: [UInt8]? = nil,
-        timeout: TimeAmount = .seconds(10),
+        timeout: TimeAmount = .seconds(30),
         decompressing: Bool = false
     ) async throws -> Exchange {
         var request = HTTPClientRequest(url: base.absoluteString + path)
