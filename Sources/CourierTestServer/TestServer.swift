@@ -142,7 +142,7 @@ public final class TestServer: Sendable {
     ///   - count: The total number of requests to wait for, counted from the server's start.
     ///   - timeout: How long to wait.
     /// - Throws: ``TestServerError/timedOut`` if fewer requests arrive in time, or `CancellationError`.
-    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(30)) async throws {
         let received = try await withThrowingTaskGroup(of: Bool?.self) { group in
             group.addTask { await self.state.waitForRequests(count) }
             group.addTask {

@@ -42,7 +42,7 @@ enum RawConnection {
     static func exchange(
         port: Int,
         request: String,
-        timeout: TimeAmount = .seconds(10),
+        timeout: TimeAmount = .seconds(30),
         byteLimit: Int? = nil
     ) async throws -> Result {
         let collector = Collector(byteLimit: byteLimit)

@@ -181,9 +181,9 @@ import Testing
                 request: get("/fault/slow-headers?seconds=0.6", "Connection: close\r\n")
             )
             #expect(result.head.hasPrefix("HTTP/1.1 200 OK"))
-            // Reads may merge on a busy machine, so check the span, not the number of reads.
-            let span = (result.arrivalTimes.last ?? 0) - (result.arrivalTimes.first ?? 0)
-            #expect(span >= 0.4, "the head trickles out over the requested time")
+            // Reads may merge on a busy machine, so check when the last byte came, not how many
+            // reads there were: it cannot arrive before the server paced it out.
+            #expect((result.arrivalTimes.last ?? 0) >= 0.5, "the head trickles out over the requested time")
             #expect(JSONValue.parse(result.body)?["url"] != nil)
         }
     }
