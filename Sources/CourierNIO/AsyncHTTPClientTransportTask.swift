@@ -30,6 +30,9 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
         var phase: Phase = .idle
         var isSuspended = false
+        /// Set by `cancel()` while running: no further read is granted, even before the
+        /// cancellation reaches the event loop.
+        var isCancelling = false
         /// The body read waiting for a resume, while suspended.
         var pendingDemand: EventLoopPromise<Void>?
         var startDate: Date?
@@ -89,7 +92,10 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     func suspend() {
         state.withLockedValue { state in
-            if case .running = state.phase { state.isSuspended = true }
+            switch state.phase {
+            case .idle, .running: state.isSuspended = true  // Remembered while idle, for the start.
+            case .completed: break
+            }
         }
     }
 
@@ -105,6 +111,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                 state.phase = .completed
                 return .completeCancelled
             case .running(let task):
+                state.isCancelling = true
                 defer { state.pendingDemand = nil }
                 return .cancelTask(task, state.pendingDemand)
             case .completed:
@@ -140,6 +147,14 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         let request: HTTPClient.Request
         do {
             request = try Self.makeRequest(from: urlRequest)
+        } catch is UnsupportedBodyStream {
+            complete(
+                with: URLError(
+                    .unsupportedURL,
+                    userInfo: [NSLocalizedDescriptionKey: "body streams are not supported yet"]
+                )
+            )
+            return
         } catch {
             complete(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
@@ -159,6 +174,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     static func makeRequest(from urlRequest: URLRequest) throws -> HTTPClient.Request {
         guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
+        // Stream bodies arrive with uploads; until then, refuse rather than send no body.
+        guard urlRequest.httpBodyStream == nil else { throw UnsupportedBodyStream() }
         var headers = NIOHTTP1.HTTPHeaders()
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             headers.add(name: name, value: value)
@@ -174,6 +191,13 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     // MARK: - HTTPClientResponseDelegate
 
+    private var isCompleted: Bool {
+        state.withLockedValue { state in
+            if case .completed = state.phase { return true }
+            return false
+        }
+    }
+
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         let total = state.withLockedValue { state -> Int64 in
             state.bytesSent += Int64(part.readableBytes)
@@ -188,6 +212,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
         let url = state.withLockedValue { state -> URL? in
             state.responseDate = Date()
             state.statusCode = Int(head.status.code)
@@ -213,6 +238,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        // After completion (a cancel from another thread) nothing more may reach the handler.
+        guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
         // Deliver first, then ask for more under one lock: a suspend() made while handling this
         // chunk already holds back the next read.
         eventHandler?.transportTask(self, didReceive: Data(buffer.readableBytesView))
@@ -232,6 +259,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     private func demand(on eventLoop: any EventLoop, receivedBytes: Int = 0) -> EventLoopFuture<Void> {
         state.withLockedValue { state in
             state.bytesReceived += Int64(receivedBytes)
+            if state.isCancelling { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
+            if case .completed = state.phase { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
             guard state.isSuspended else { return eventLoop.makeSucceededVoidFuture() }
             let promise = eventLoop.makePromise(of: Void.self)
             state.pendingDemand = promise
@@ -244,9 +273,12 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         let snapshot = state.withLockedValue { state -> State? in
             if case .completed = state.phase { return nil }
             state.phase = .completed
+            defer { state.pendingDemand = nil }
             return state
         }
         guard let snapshot else { return }
+        // A read held for a suspension is released (as failed) so no promise is left pending.
+        snapshot.pendingDemand?.fail(HTTPClientError.cancelled)
         let startDate = snapshot.startDate ?? endDate
         let metrics = RequestMetrics(
             startDate: startDate,
@@ -268,14 +300,16 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         case let error as HTTPClientError:
             switch error {
             case .cancelled, .alreadyShutdown: code = .cancelled
-            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: code = .timedOut
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout: code = .timedOut
             case .remoteConnectionClosed, .bodyLengthMismatch: code = .networkConnectionLost
             case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
             case .redirectLimitReached, .redirectCycleDetected: code = .httpTooManyRedirects
             default: code = .unknown
             }
-        case is NIOConnectionError:
-            code = .cannotConnectToHost
+        case let error as NIOConnectionError:
+            // No address to try at all means the name did not resolve.
+            let unresolved = error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
+            code = unresolved ? .cannotFindHost : .cannotConnectToHost
         case let error as ChannelError:
             switch error {
             case .connectTimeout: code = .timedOut
@@ -296,3 +330,6 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         return URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
     }
 }
+
+/// A URLRequest with an `httpBodyStream`, which this transport does not send yet.
+private struct UnsupportedBodyStream: Error {}

@@ -205,11 +205,18 @@ public class Request: @unchecked Sendable {
     /// Does nothing once it has finished.
     @discardableResult
     public func cancel() -> Self {
-        let (action, task) = mutableState.withLock { ($0.machine.cancel(), $0.task) }
-        guard action == .cancelTaskAndFinish else { return self }
-        task?.cancel()
+        // Cancelling and finishing happen under one lock, so no completion or validation can
+        // finish the request in between with another outcome.
+        let outcome = mutableState.withLock {
+            state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
+            guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
+            return (state.task, Self.takeFinishHandlers(&state, error: .explicitlyCancelled) ?? [])
+        }
+        guard let outcome else { return self }
+        outcome.task?.cancel()
         eventMonitor?.requestDidCancel(self)
-        finish(error: .explicitlyCancelled)
+        eventMonitor?.requestDidFinish(self)
+        outcome.handlers.forEach { $0() }
         return self
     }
 
@@ -242,6 +249,8 @@ public class Request: @unchecked Sendable {
         case .resume:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
             task.resume()
+            // A suspend() that came between the decision and the resume found no task to pause.
+            if state == .suspended { task.suspend() }
         case .leaveSuspended:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
         case .cancel:
@@ -263,16 +272,25 @@ public class Request: @unchecked Sendable {
     /// Ends the request (once): records `error` unless one is already recorded, then runs every
     /// waiting handler.
     func finish(error: CourierError? = nil) {
-        let handlers: [@Sendable () -> Void]? = mutableState.withLock { state in
-            guard state.machine.finish() else { return nil }
-            if let error, state.error == nil { state.error = error }
-            let handlers = state.finishHandlers
-            state.finishHandlers.removeAll()
-            return handlers
-        }
+        let handlers = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
         guard let handlers else { return }
         eventMonitor?.requestDidFinish(self)
         handlers.forEach { $0() }
+    }
+
+    /// Under the lock: marks the request finished, records `error`, and hands back the waiting
+    /// handlers, or `nil` if it had finished already. Validators and progress handlers are
+    /// dropped, since they are done and may capture the request.
+    private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> [@Sendable () -> Void]?
+    {
+        guard state.machine.finish() else { return nil }
+        if let error, state.error == nil { state.error = error }
+        let handlers = state.finishHandlers
+        state.finishHandlers.removeAll()
+        state.validators.removeAll()
+        state.downloadProgressHandler = nil
+        state.uploadProgressHandler = nil
+        return handlers
     }
 
     /// Runs `handler` once the request has finished: now if it has, else when it does. With

@@ -138,7 +138,7 @@ public struct URLEncodedFormEncoder: Sendable {
         try value.encode(to: FormEncoding(node: root, codingPath: [], options: self))
         guard case .object(let members) = root.storage else { throw Failure.topLevelNotKeyed }
         var pairs: [(key: String, value: String)] = []
-        for (key, node) in sortedIfNeeded(members) {
+        for (key, node) in sortedIfNeeded(members) where !node.isUnset {
             appendPairs(of: node, name: escape(keyEncoding.encode(key)), to: &pairs)
         }
         return pairs.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
@@ -180,7 +180,9 @@ public struct URLEncodedFormEncoder: Sendable {
                 appendPairs(of: element, name: elementName, to: &pairs)
             }
         case .object(let members):
-            for (key, member) in sortedIfNeeded(members) {
+            // A nil member (a dictionary's nil value) is left out, as an absent optional
+            // property is: a form has no null, and an empty value would read as "".
+            for (key, member) in sortedIfNeeded(members) where !member.isUnset {
                 appendPairs(of: member, name: name + escape("[\(keyEncoding.encode(key))]"), to: &pairs)
             }
         }
@@ -215,6 +217,11 @@ private final class FormNode {
     }
 
     var storage: Storage = .unset
+
+    var isUnset: Bool {
+        if case .unset = storage { return true }
+        return false
+    }
 
     func appendMember(_ key: String) -> FormNode {
         let child = FormNode()

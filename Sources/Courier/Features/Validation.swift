@@ -60,12 +60,22 @@ extension DataRequest {
     /// header asked for (any type when it sent none).
     @discardableResult
     public func validate() -> Self {
-        validate(statusCode: 200..<300).validate(contentType: self.acceptedContentTypes)
+        // Reads the request it is given rather than `self`: a validator stored in the request
+        // that captured it would keep it alive.
+        validate(statusCode: 200..<300).appendValidator { request in
+            guard let response = request.response else { return nil }
+            let data = (request as? DataRequest)?.data
+            return ContentTypeValidation.failure(
+                acceptable: Self.acceptedContentTypes(of: request.lastRequest),
+                responseContentType: response.mimeType,
+                bodyIsEmpty: data?.isEmpty ?? true
+            )
+        }
     }
 
-    /// The media types of the last request's `Accept` header, or `*/*`.
-    private var acceptedContentTypes: [String] {
-        guard let accept = lastRequest?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
+    /// The media types of a request's `Accept` header, or `*/*`.
+    private static func acceptedContentTypes(of request: URLRequest?) -> [String] {
+        guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
         let types = accept.split(separator: ",").compactMap {
             $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
         }

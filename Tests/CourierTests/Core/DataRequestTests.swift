@@ -260,3 +260,19 @@ final class LastValue: @unchecked Sendable {
         }
     }
 }
+
+extension RequestLifetimeTests {
+    @Test(arguments: TransportKind.allCases)
+    func validatedRequestsAreReleased(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            var request: DataRequest? = session.request(server.url("/get")).validate()
+                .downloadProgress { _ in }
+            _ = try await request?.serializingData().value
+            weak let released = request
+            request = nil
+            await session.invalidate()
+            #expect(released == nil, "validators and progress handlers do not keep the request alive")
+        }
+    }
+}

@@ -100,3 +100,12 @@ import Testing
         #expect(try URLEncodedFormEncoder().encode(["empty": [String]()]) == "")
     }
 }
+
+extension URLEncodedFormEncoderTests {
+    @Test func nilDictionaryValuesAreLeftOut() throws {
+        let values: [String: String?] = ["a": nil, "b": "x"]
+        #expect(try URLEncodedFormEncoder().encode(values) == "b=x")
+        let nested: [String: [String: Int?]] = ["n": ["x": nil, "y": 1]]
+        #expect(try URLEncodedFormEncoder().encode(nested) == "n%5By%5D=1")
+    }
+}
