@@ -119,23 +119,7 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         queue: DispatchQueue = .courierCallbacks,
         completionHandler: @escaping @Sendable (DataResponse<Data?, CourierError>) -> Void
     ) -> Self {
-        appendFinishHandler { [self] in
-            serializationQueue.async { [self] in
-                let (request, response, data, metrics, error) = snapshot()
-                let result: Result<Data?, CourierError> = error.map { .failure($0) } ?? .success(data)
-                let dataResponse = DataResponse(
-                    request: request,
-                    response: response,
-                    data: data,
-                    metrics: metrics,
-                    serializationDuration: 0,
-                    result: result
-                )
-                eventMonitor?.request(self, didParseResponse: dataResponse)
-                queue.async { completionHandler(dataResponse) }
-            }
-        }
-        return self
+        response(queue: queue, responseSerializer: PassthroughSerializer(), completionHandler: completionHandler)
     }
 
     /// Calls `completionHandler` on `queue` with the value `serializer` makes of the response.
@@ -220,6 +204,19 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
             responseSerializer: DecodableResponseSerializer<T>(decoder: decoder),
             completionHandler: completionHandler
         )
+    }
+
+    /// The body as it came, `nil` included, or the request's error: what `response(queue:completionHandler:)` reports.
+    private struct PassthroughSerializer: ResponseSerializer {
+        func serialize(
+            request: URLRequest?,
+            response: HTTPURLResponse?,
+            data: Data?,
+            error: CourierError?
+        ) throws -> Data? {
+            if let error { throw error }
+            return data
+        }
     }
 
     private func snapshot() -> (URLRequest?, HTTPURLResponse?, Data?, RequestMetrics?, CourierError?) {

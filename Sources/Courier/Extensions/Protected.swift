@@ -20,9 +20,4 @@ final class Protected<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
-
-    /// A copy of the value.
-    var read: Value {
-        withLock { $0 }
-    }
 }
