@@ -19,11 +19,17 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         maximumBodySize: Int?,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
         delegate: any RequestDelegate
     ) {
         self.convertible = convertible
         self.maximumBodySize = maximumBodySize
-        super.init(serializationQueue: serializationQueue, eventMonitor: eventMonitor, delegate: delegate)
+        super.init(
+            serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor,
+            interceptor: interceptor,
+            delegate: delegate
+        )
     }
 
     /// The response body received so far (all of it once finished), or `nil` before any arrives.
@@ -99,7 +105,7 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         let transportError = error.map(CourierError.transportFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: transportError)
         if let transportError {
-            finish(error: transportError)
+            retryOrFinish(error: transportError)
             return
         }
         // Validators are user code: run them off the transport's thread (an event loop, with
@@ -107,7 +113,7 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         serializationQueue.async { [self] in
             let validationError = runValidators()
             eventMonitor?.request(self, didValidateWithError: validationError)
-            finish(error: validationError)
+            retryOrFinish(error: validationError)
         }
     }
 

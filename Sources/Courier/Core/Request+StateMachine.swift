@@ -10,6 +10,11 @@ extension Request {
     /// | suspended    | → resumed, resume the task (or start the first attempt) | nothing | → cancelled, cancel task and finish | → finished |
     /// | cancelled    | nothing                     | nothing          | nothing                | ignored           |
     /// | finished     | nothing                     | nothing          | nothing                | ignored           |
+    ///
+    /// A failed attempt may be retried: while the retrier decides and any delay runs, the request
+    /// stays `resumed` or `suspended`; ``retry()`` then starts the next attempt unless the request
+    /// was cancelled meanwhile. The new attempt's task follows ``taskCreated()``, so a request
+    /// suspended during the delay starts its retry suspended.
     struct StateMachine {
         /// The public state.
         private(set) var state: State = .initialized
@@ -112,6 +117,22 @@ extension Request {
             switch state {
             case .resumed, .suspended, .initialized: return .complete
             case .cancelled, .finished: return .ignore
+            }
+        }
+
+        /// What to do when a retrier's decision (and delay) has run its course.
+        enum RetryAction: Equatable {
+            /// Nothing: the request was cancelled (and has finished) meanwhile.
+            case none
+            /// Count the retry and start the next attempt.
+            case startAttempt
+        }
+
+        func retry() -> RetryAction {
+            guard !hasFinished else { return .none }
+            switch state {
+            case .resumed, .suspended: return .startAttempt
+            case .initialized, .cancelled, .finished: return .none
             }
         }
 

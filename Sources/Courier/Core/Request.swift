@@ -59,6 +59,7 @@ public class Request: @unchecked Sendable {
     /// What a request records as it runs; guarded by the request's one lock.
     struct MutableState {
         var machine = StateMachine()
+        var initialRequest: URLRequest?
         var requests: [URLRequest] = []
         var performedRequests: [URLRequest] = []
         var task: (any TransportTask)?
@@ -84,6 +85,8 @@ public class Request: @unchecked Sendable {
     public let serializationQueue: DispatchQueue
     /// The monitor told of every step of the request, if the session has any.
     public let eventMonitor: (any EventMonitor)?
+    /// This request's own interceptor, which runs before the session's; `nil` if none was given.
+    public let interceptor: (any RequestInterceptor)?
     /// The session that made the request; `nil` once the session is gone.
     public private(set) weak var delegate: (any RequestDelegate)?
 
@@ -96,11 +99,13 @@ public class Request: @unchecked Sendable {
         id: UUID = UUID(),
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
         delegate: any RequestDelegate
     ) {
         self.id = id
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
+        self.interceptor = interceptor
         self.delegate = delegate
     }
 
@@ -119,7 +124,8 @@ public class Request: @unchecked Sendable {
     /// Whether the state is ``State/finished``.
     public var isFinished: Bool { state == .finished }
 
-    /// Every URLRequest built for this request, in order: one per attempt.
+    /// Every URLRequest built for this request, in order: one per attempt, as adapted by the
+    /// interceptors.
     public var requests: [URLRequest] { mutableState.withLock { $0.requests } }
     /// The first URLRequest built, or `nil` if building failed.
     public var firstRequest: URLRequest? { requests.first }
@@ -139,9 +145,10 @@ public class Request: @unchecked Sendable {
     public var allMetrics: [RequestMetrics] { mutableState.withLock { $0.metrics } }
     /// The metrics of the latest completed attempt.
     public var metrics: RequestMetrics? { allMetrics.last }
-    /// How many times the request was retried.
+    /// How many times the request was retried: `0` during and after the first attempt.
     public var retryCount: Int { mutableState.withLock { $0.retryCount } }
-    /// Why the request failed, once it has; `nil` while running or after success.
+    /// Why the request failed, once it has; `nil` after success. While a retrier decides, it is
+    /// the failed attempt's error.
     public var error: CourierError? { mutableState.withLock { $0.error } }
 
     /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
@@ -222,6 +229,29 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Attempts (called by the session)
 
+    /// The URLRequest the caller's parameters built, before adaptation; built once, adapted for
+    /// every attempt.
+    var initialRequest: URLRequest? { mutableState.withLock { $0.initialRequest } }
+
+    /// Whether the request has finished (or been cancelled), so no further attempt may start.
+    var hasFinished: Bool { mutableState.withLock { $0.machine.hasFinished } }
+
+    /// Records the URLRequest built from the caller's parameters.
+    func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        mutableState.withLock { $0.initialRequest = urlRequest }
+    }
+
+    /// The interceptors turned `initial` into `adapted` for the next attempt.
+    func didAdaptInitialRequest(_ initial: URLRequest, to adapted: URLRequest) {
+        eventMonitor?.request(self, didAdaptInitialRequest: initial, to: adapted)
+    }
+
+    /// An adapter threw; the retriers decide whether to try again.
+    func didFailToAdaptURLRequest(_ initial: URLRequest, withError error: CourierError) {
+        eventMonitor?.request(self, didFailToAdaptURLRequest: initial, withError: error)
+        retryOrFinish(error: error)
+    }
+
     /// Records the URLRequest built for the next attempt.
     func didCreateURLRequest(_ urlRequest: URLRequest) {
         mutableState.withLock { $0.requests.append(urlRequest) }
@@ -258,6 +288,56 @@ public class Request: @unchecked Sendable {
         }
     }
 
+    // MARK: - Retrying
+
+    /// After an attempt: finishes on success; on failure asks the session's retriers, then
+    /// finishes or starts another attempt.
+    func retryOrFinish(error: CourierError?) {
+        guard let error else {
+            finish()
+            return
+        }
+        let isRunning = mutableState.withLock { state -> Bool in
+            guard !state.machine.hasFinished else { return false }
+            state.error = error  // visible to the retriers
+            return true
+        }
+        guard isRunning else { return }
+        guard let delegate else {
+            finish(error: error)
+            return
+        }
+        delegate.retryResult(for: self, dueTo: error) { [self] result in
+            switch result {
+            case .retry, .retryWithDelay:
+                delegate.retryRequest(self, withDelay: result.delay)
+            case .doNotRetry:
+                finish(error: error)
+            case .doNotRetryWithError(let retryError):
+                finish(error: .requestRetryFailed(retryError: retryError, originalError: error))
+            }
+        }
+    }
+
+    /// Readies the request for its next attempt and returns `true`, or `false` if it was cancelled
+    /// meanwhile. The previous attempt's response, body and error are cleared; its metrics stay.
+    func prepareForRetry() -> Bool {
+        let proceed = mutableState.withLock { state -> Bool in
+            guard state.machine.retry() == .startAttempt else { return false }
+            state.retryCount += 1
+            state.error = nil
+            state.response = nil
+            state.data = nil
+            state.bytesReceived = 0
+            state.bytesExpected = -1
+            state.bytesSent = 0
+            state.bytesExpectedToSend = -1
+            return true
+        }
+        if proceed { eventMonitor?.requestIsRetrying(self) }
+        return proceed
+    }
+
     // MARK: - Finishing
 
     /// Validators run when an attempt completes without a transport error; the first failure wins.
@@ -269,8 +349,7 @@ public class Request: @unchecked Sendable {
         return nil
     }
 
-    /// Ends the request (once): records `error` unless one is already recorded, then runs every
-    /// waiting handler.
+    /// Ends the request (once): records `error`, then runs every waiting handler.
     func finish(error: CourierError? = nil) {
         let handlers = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
         guard let handlers else { return }
@@ -278,13 +357,14 @@ public class Request: @unchecked Sendable {
         handlers.forEach { $0() }
     }
 
-    /// Under the lock: marks the request finished, records `error`, and hands back the waiting
+    /// Under the lock: marks the request finished, records `error` (the first finisher's error
+    /// wins, and a cancellation's replaces a failed attempt's), and hands back the waiting
     /// handlers, or `nil` if it had finished already. Validators and progress handlers are
     /// dropped, since they are done and may capture the request.
     private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> [@Sendable () -> Void]?
     {
         guard state.machine.finish() else { return nil }
-        if let error, state.error == nil { state.error = error }
+        if let error { state.error = error }
         let handlers = state.finishHandlers
         state.finishHandlers.removeAll()
         state.validators.removeAll()
@@ -380,8 +460,17 @@ extension Request: CustomStringConvertible {
 public protocol RequestDelegate: AnyObject, Sendable {
     /// Whether adding a response handler starts an initialized request.
     var startsRequestsImmediately: Bool { get }
-    /// Builds the request's next URLRequest and starts an attempt with it.
+    /// Builds the request's next URLRequest, adapts it, and starts an attempt with it.
     func startAttempt(of request: Request)
+    /// Asks the retriers whether `request`, which failed with `error`, runs again; calls
+    /// `completion` exactly once, at once when there are no retriers.
+    func retryResult(
+        for request: Request,
+        dueTo error: CourierError,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    )
+    /// Starts `request`'s next attempt, after `delay` seconds if given.
+    func retryRequest(_ request: Request, withDelay delay: TimeInterval?)
 }
 
 extension DispatchQueue {

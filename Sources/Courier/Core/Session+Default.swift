@@ -7,13 +7,14 @@ import FoundationNetworking
 // `Courier.request(...)`: requests on `Session.default`, as Alamofire 4's `Alamofire.request(...)`
 // read. Module-level functions are what make the module-qualified spelling work.
 
-/// A request on ``Session/default``; see ``Session/request(_:method:parameters:encoder:headers:requestModifier:)``.
+/// A request on ``Session/default``; see ``Session/request(_:method:parameters:encoder:headers:interceptor:requestModifier:)``.
 public func request<Parameters: Encodable & Sendable>(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,
     parameters: Parameters?,
     encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
     headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil,
     requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
 ) -> DataRequest {
     Session.default.request(
@@ -22,6 +23,7 @@ public func request<Parameters: Encodable & Sendable>(
         parameters: parameters,
         encoder: encoder,
         headers: headers,
+        interceptor: interceptor,
         requestModifier: requestModifier
     )
 }
@@ -31,12 +33,22 @@ public func request(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,
     headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil,
     requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
 ) -> DataRequest {
-    Session.default.request(url, method: method, headers: headers, requestModifier: requestModifier)
+    Session.default.request(
+        url,
+        method: method,
+        headers: headers,
+        interceptor: interceptor,
+        requestModifier: requestModifier
+    )
 }
 
 /// A request on ``Session/default`` built by `convertible`.
-public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
-    Session.default.request(convertible)
+public func request(
+    _ convertible: any URLRequestConvertible,
+    interceptor: (any RequestInterceptor)? = nil
+) -> DataRequest {
+    Session.default.request(convertible, interceptor: interceptor)
 }

@@ -47,6 +47,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     public let configuration: Configuration
     /// The transport that runs the attempts.
     public let transport: any Transport
+    /// Adapts and retries every request of the session, after each request's own interceptor.
+    public let interceptor: (any RequestInterceptor)?
     /// The monitor told of every request's events (all of the session's monitors).
     public let eventMonitor: CompositeEventMonitor
     /// Where serializers run: each request gets a serial queue targeting this one.
@@ -60,14 +62,17 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     ///   - configuration: Defaults for every request.
     ///   - transport: What runs the requests. By default, AsyncHTTPClient's shared client when
     ///     `CourierNIO` is linked into the program, else a ``URLSessionTransport``.
+    ///   - interceptor: Adapts every attempt of every request and decides retries.
     ///   - eventMonitors: Told of every request's events.
     public init(
         configuration: Configuration = Configuration(),
         transport: (any Transport)? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         eventMonitors: [any EventMonitor] = []
     ) {
         self.configuration = configuration
         self.transport = transport ?? DefaultTransport.make()
+        self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)
     }
@@ -94,6 +99,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     ///   - parameters: An `Encodable` value, such as `["q": "swift"]` or a struct.
     ///   - encoder: Where and how the parameters go.
     ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
     ///   - requestModifier: A last chance to change the URLRequest (timeout, cache policy…).
     public func request<Parameters: Encodable & Sendable>(
         _ url: any URLConvertible,
@@ -101,6 +107,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         parameters: Parameters?,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
         let convertible = RequestConvertible(
@@ -112,7 +119,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         ) { request in
             try encoder.encode(parameters, into: request)
         }
-        return request(convertible)
+        return request(convertible, interceptor: interceptor)
     }
 
     /// A request for `url` without parameters.
@@ -120,6 +127,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
         request(
@@ -130,17 +138,23 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                 timeout: configuration.timeoutInterval,
                 requestModifier: requestModifier,
                 encode: nil
-            )
+            ),
+            interceptor: interceptor
         )
     }
 
-    /// A request built by `convertible`, such as a `URLRequest` or your own API route type.
-    public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+    /// A request built by `convertible`, such as a `URLRequest` or your own API route type,
+    /// adapted and retried by `interceptor` before the session's interceptor.
+    public func request(
+        _ convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil
+    ) -> DataRequest {
         let request = DataRequest(
             convertible: convertible,
             maximumBodySize: configuration.maximumResponseBodySize,
             serializationQueue: DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue),
             eventMonitor: eventMonitor.monitors.isEmpty ? nil : eventMonitor,
+            interceptor: interceptor,
             delegate: self
         )
         let accepted = activeRequests.withLock { state -> Bool in
@@ -175,24 +189,98 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// ``Configuration/startRequestsImmediately``.
     public var startsRequestsImmediately: Bool { configuration.startRequestsImmediately }
 
-    /// Builds the request's URLRequest (adding the session's headers, rejecting invalid ones) and
-    /// hands it to the transport. Requests call this themselves when resumed; you need not.
+    /// Builds the request's URLRequest once (adding the session's headers, rejecting invalid
+    /// ones), adapts it for this attempt, and hands it to the transport. Requests call this
+    /// themselves when resumed or retried; you need not.
     public func startAttempt(of request: Request) {
         guard let request = request as? DataRequest else { return }
-        let urlRequest: URLRequest
-        do {
-            var built = try request.convertible.asURLRequest()
-            for header in configuration.headers where built.value(forHTTPHeaderField: header.name) == nil {
-                built.setValue(header.value, forHTTPHeaderField: header.name)
+        let initial: URLRequest
+        if let built = request.initialRequest {
+            initial = built
+        } else {
+            do {
+                initial = try makeInitialRequest(from: request.convertible)
+            } catch {
+                request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
+                return
             }
-            if let (header, reason) = HTTPHeaders(built.allHTTPHeaderFields ?? [:]).firstInvalidity {
-                throw CourierError.invalidHeader(name: header.name, reason: reason)
-            }
-            urlRequest = built
-        } catch {
-            request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
+            request.didCreateInitialURLRequest(initial)
+        }
+        guard let adapter = interceptor(for: request) else {
+            perform(initial, for: request)
             return
         }
+        let state = RequestAdapterState(requestID: request.id, retryCount: request.retryCount, session: self)
+        Task {
+            let adapted: URLRequest
+            do {
+                adapted = try await adapter.adapt(initial, using: state)
+            } catch {
+                request.didFailToAdaptURLRequest(
+                    initial,
+                    withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
+                )
+                return
+            }
+            request.didAdaptInitialRequest(initial, to: adapted)
+            perform(adapted, for: request)
+        }
+    }
+
+    /// Asks the request's and the session's interceptors, in that order, whether to retry.
+    public func retryResult(
+        for request: Request,
+        dueTo error: CourierError,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        guard let retrier = interceptor(for: request) else {
+            completion(.doNotRetry)
+            return
+        }
+        Task { completion(await retrier.retry(request, for: self, dueTo: error)) }
+    }
+
+    /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled first.
+    public func retryRequest(_ request: Request, withDelay delay: TimeInterval?) {
+        guard let delay, delay > 0 else {
+            if request.prepareForRetry() { startAttempt(of: request) }
+            return
+        }
+        // Weak: a request cancelled during the delay is released by the session meanwhile.
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak request] in
+            guard let self, let request, request.prepareForRetry() else { return }
+            startAttempt(of: request)
+        }
+    }
+
+    // MARK: - Attempts
+
+    private func makeInitialRequest(from convertible: any URLRequestConvertible) throws -> URLRequest {
+        var built = try convertible.asURLRequest()
+        for header in configuration.headers where built.value(forHTTPHeaderField: header.name) == nil {
+            built.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        return built
+    }
+
+    /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
+    private func interceptor(for request: Request) -> (any RequestInterceptor)? {
+        switch (request.interceptor, interceptor) {
+        case (let own?, let shared?): return Interceptor(interceptors: [own, shared])
+        case (let own?, nil): return own
+        case (nil, let shared?): return shared
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Sends one attempt of `request` with `urlRequest`, unless a header is invalid (an adapter
+    /// may have added it) or the request ended while it was being adapted.
+    private func perform(_ urlRequest: URLRequest, for request: DataRequest) {
+        if let (header, reason) = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).firstInvalidity {
+            request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
+            return
+        }
+        guard !request.hasFinished else { return }
         request.didCreateURLRequest(urlRequest)
         let task = transport.makeTask(for: urlRequest, eventHandler: request)
         request.didCreateTask(task, for: urlRequest)

@@ -27,6 +27,10 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
     /// Building the URLRequest failed; the request will finish with `error`.
     func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError)
+    /// The interceptors turned the request's initial URLRequest into `adapted` for the next attempt.
+    func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest)
+    /// An adapter threw; the retriers decide next.
+    func request(_ request: Request, didFailToAdaptURLRequest initial: URLRequest, withError error: CourierError)
     /// An attempt was handed to the transport.
     func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest)
     /// An attempt's response head arrived.
@@ -35,6 +39,8 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
     func request(_ request: Request, didValidateWithError error: CourierError?)
+    /// A retrier decided to retry and the next attempt is starting; ``Request/retryCount`` counts it.
+    func requestIsRetrying(_ request: Request)
     /// A response handler produced its response.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, CourierError>)
 }
@@ -50,10 +56,17 @@ extension EventMonitor {
     public func requestDidFinish(_ request: Request) {}
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {}
+    public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {}
+    public func request(
+        _ request: Request,
+        didFailToAdaptURLRequest initial: URLRequest,
+        withError error: CourierError
+    ) {}
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {}
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
+    public func requestIsRetrying(_ request: Request) {}
     public func request<Value: Sendable>(
         _ request: DataRequest,
         didParseResponse response: DataResponse<Value, CourierError>
@@ -89,6 +102,16 @@ public struct CompositeEventMonitor: EventMonitor {
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {
         each { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
+    public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {
+        each { $0.request(request, didAdaptInitialRequest: initial, to: adapted) }
+    }
+    public func request(
+        _ request: Request,
+        didFailToAdaptURLRequest initial: URLRequest,
+        withError error: CourierError
+    ) {
+        each { $0.request(request, didFailToAdaptURLRequest: initial, withError: error) }
+    }
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
         each { $0.request(request, didStartAttemptWith: urlRequest) }
     }
@@ -101,6 +124,7 @@ public struct CompositeEventMonitor: EventMonitor {
     public func request(_ request: Request, didValidateWithError error: CourierError?) {
         each { $0.request(request, didValidateWithError: error) }
     }
+    public func requestIsRetrying(_ request: Request) { each { $0.requestIsRetrying(request) } }
     public func request<Value: Sendable>(
         _ request: DataRequest,
         didParseResponse response: DataResponse<Value, CourierError>

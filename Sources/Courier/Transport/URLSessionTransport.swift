@@ -132,16 +132,29 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             networkProtocolName: progress.networkProtocolName
         )
         var urlError = error.map(URLSessionTransportTask.urlError)
-        if let error = urlError, error.code == .unknown, progress.responseDate != nil {
-            // FoundationNetworking reports a body cut short ("transfer closed with N bytes
-            // remaining") as an unknown error; Apple's URLSession and AsyncHTTPClient call it a
-            // lost connection, and so do retry policies.
+        if let error = urlError, Self.isLostConnection(error, afterResponse: progress.responseDate != nil) {
             urlError = URLError(
                 .networkConnectionLost,
                 userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
             )
         }
         eventHandler?.transportTask(self, didCompleteWith: urlError, metrics: metrics)
+    }
+
+    /// Whether FoundationNetworking (libcurl) reported, under another code, a connection the
+    /// server closed: a body cut short ("transfer closed with N bytes remaining", `.unknown`) or
+    /// no reply at all ("Empty reply from server", `.badServerResponse`). Apple's URLSession and
+    /// AsyncHTTPClient call both a lost connection, and so must retry policies.
+    static func isLostConnection(_ error: URLError, afterResponse: Bool) -> Bool {
+        #if canImport(FoundationNetworking)
+        switch error.code {
+        case .unknown: return afterResponse
+        case .badServerResponse: return !afterResponse && error.localizedDescription == "Empty reply from server"
+        default: return false
+        }
+        #else
+        return false
+        #endif
     }
 
     /// The error as a `URLError`; URLSession reports those already, anything else is `.unknown`.

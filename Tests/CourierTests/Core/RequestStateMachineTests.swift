@@ -88,4 +88,30 @@ import Testing
         #expect(finishedcancelledFirst)
         #expect(cancelledFirst.attemptCompleted() == .ignore)
     }
+
+    @Test func retryStartsAnAttemptOnlyWhileTheRequestLives() {
+        var machine = Machine()
+        #expect(machine.retry() == .none, "an initialized request has no attempt to retry")
+        _ = machine.resume()
+        #expect(machine.attemptCompleted() == .complete)
+        #expect(machine.retry() == .startAttempt)
+        #expect(machine.taskCreated() == .resume)
+        _ = machine.suspend()
+        #expect(machine.retry() == .startAttempt, "a suspended request retries, suspended")
+        #expect(machine.taskCreated() == .leaveSuspended)
+        #expect(machine.cancel() == .cancelTaskAndFinish)
+        let finished = machine.finish()
+        #expect(finished)
+        #expect(machine.retry() == .none, "a request cancelled during the delay stays cancelled")
+        #expect(machine.state == .cancelled)
+    }
+
+    @Test func retryAfterFinishingDoesNothing() {
+        var machine = Machine()
+        _ = machine.resume()
+        let finished = machine.finish()
+        #expect(finished)
+        #expect(machine.retry() == .none)
+        #expect(machine.state == .finished)
+    }
 }

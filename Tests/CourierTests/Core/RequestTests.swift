@@ -151,6 +151,45 @@ final class CallCounter: Sendable {
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func everyHandlerRunsExactlyOnceWhenCancelRacesRetries(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // Retries forever, sometimes after a short delay, so cancel lands in every phase:
+            // during an attempt, while the retrier decides, during the delay, at the next start.
+            let session = transport.makeSession(
+                interceptor: Retrier { request, _, _ in
+                    request.retryCount.isMultiple(of: 2) ? .retry : .retryWithDelay(0.001)
+                }
+            )
+            let total = 300
+            let counter = CallCounter()
+            let requests = (0..<total).map { _ in session.request(server.url("/status/503")).validate() }
+            await withTaskGroup(of: Void.self) { group in
+                for request in requests {
+                    group.addTask {
+                        await withCheckedContinuation { continuation in
+                            request.response { response in
+                                #expect(response.error?.isExplicitlyCancelledError == true)
+                                counter.increment()
+                                continuation.resume()
+                            }
+                            DispatchQueue.global().asyncAfter(
+                                deadline: .now() + .microseconds(Int.random(in: 0...20000))
+                            ) {
+                                request.cancel()
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(counter.value == total)
+            for request in requests {
+                #expect(request.state == .cancelled, "no request is left retrying")
+            }
+            await session.invalidate()
+        }
+    }
+
     @Test func cURLDescriptionRedactsCredentials() async throws {
         try await TestServer.withRunningServer { server in
             let session = TransportKind.urlSession.makeSession()

@@ -48,9 +48,9 @@ import FoundationNetworking
 
     @Test(arguments: TransportKind.allCases)
     func refusedConnectionsMapToURLError(transport: TransportKind) async throws {
-        let port = try await TestServer.withRunningServer { $0.port }  // a port nobody listens on any more
+        let closed = try ClosedPort()
         let session = transport.makeSession()
-        let error = await failure(of: session.request("http://127.0.0.1:\(port)/get"))
+        let error = await failure(of: session.request("http://127.0.0.1:\(closed.port)/get"))
         #expect(error?.kind == .transportFailed)
         #expect(error?.urlError?.code == .cannotConnectToHost)
         await session.invalidate()

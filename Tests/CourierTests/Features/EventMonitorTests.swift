@@ -26,6 +26,13 @@ final class RecordingMonitor: EventMonitor, @unchecked Sendable {  // @unchecked
     func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {
         record("urlRequestFailed")
     }
+    func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {
+        record("adapted")
+    }
+    func request(_ request: Request, didFailToAdaptURLRequest initial: URLRequest, withError error: CourierError) {
+        record("adaptationFailed")
+    }
+    func requestIsRetrying(_ request: Request) { record("retrying") }
     func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) { record("attemptStarted") }
     func request(_ request: Request, didReceive response: HTTPURLResponse) { record("response") }
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {

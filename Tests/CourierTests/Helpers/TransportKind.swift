@@ -21,6 +21,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// A session over a new transport of this kind.
     func makeSession(
         _ configure: (inout Session.Configuration) -> Void = { _ in },
+        interceptor: (any RequestInterceptor)? = nil,
         eventMonitors: [any EventMonitor] = []
     )
         -> Session
@@ -28,6 +29,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
         Session(
             configuration: Session.Configuration(configure),
             transport: makeTransport(),
+            interceptor: interceptor,
             eventMonitors: eventMonitors
         )
     }

@@ -1,0 +1,29 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Changes each attempt's URLRequest before it is sent: adds a token, signs it, rewrites the host.
+///
+/// A session runs its adapters on the request's original URLRequest before every attempt,
+/// retries included, so an adapter always starts from what the caller built and may, for example,
+/// add a token refreshed since the last attempt. Throwing fails the request with
+/// ``CourierError/Kind/requestAdaptationFailed`` (a ``CourierError`` thrown is kept as it is).
+///
+/// Implement ``adapt(_:for:)``; implement ``adapt(_:using:)`` instead when you need to know which
+/// request or which attempt is being adapted.
+public protocol RequestAdapter: Sendable {
+    /// Returns the URLRequest to send in place of `urlRequest`.
+    func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest
+
+    /// Returns the URLRequest to send in place of `urlRequest`, knowing the request and attempt.
+    /// By default, calls ``adapt(_:for:)``.
+    func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState) async throws -> URLRequest
+}
+
+extension RequestAdapter {
+    public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState) async throws -> URLRequest {
+        try await adapt(urlRequest, for: state.session)
+    }
+}
