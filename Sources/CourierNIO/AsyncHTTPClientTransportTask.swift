@@ -37,6 +37,13 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var pendingDemand: EventLoopPromise<Void>?
         var startDate: Date?
         var responseDate: Date?
+        /// When bytes last moved (or the caller resumed): the idle timeout counts from here.
+        var lastActivity = NIODeadline.now()
+        /// The pending check of the idle timeout.
+        var idleCheck: Scheduled<Void>?
+        /// Set when a redirect's head arrives: the next body part sent starts a new count.
+        var startsNewHop = false
+        /// Body bytes sent in the current hop (a redirect that resends the body counts afresh).
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var statusCode: Int?
@@ -50,12 +57,19 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     private weak let eventHandler: (any TransportEventHandler)?
     private let state = NIOLockedValueBox(State())
     private let failsImmediately: Bool
+    /// The request's `timeoutInterval`: the longest the attempt may go without sending or
+    /// receiving a byte, as URLSession reads it (the client's own read timeout applies too).
+    private let idleTimeout: TimeAmount?
 
     init(client: HTTPClient, urlRequest: URLRequest, eventHandler: any TransportEventHandler, isInvalidated: Bool) {
         self.client = client
         self.urlRequest = urlRequest
         self.eventHandler = eventHandler
         self.failsImmediately = isInvalidated
+        let interval = urlRequest.timeoutInterval
+        self.idleTimeout =
+            interval > 0 && interval < Double(Int64.max / 1_000_000_000)
+            ? .nanoseconds(Int64(interval * 1_000_000_000)) : nil
         state.withLockedValue { $0.currentURL = urlRequest.url }
     }
 
@@ -72,11 +86,13 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             case .idle:
                 state.phase = .running(nil)
                 state.startDate = Date()
+                state.lastActivity = .now()
                 state.isSuspended = false
                 return .start
             case .running:
                 guard state.isSuspended else { return .none }
                 state.isSuspended = false
+                state.lastActivity = .now()
                 defer { state.pendingDemand = nil }
                 return .releaseDemand(state.pendingDemand)
             case .completed:
@@ -169,7 +185,48 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                 return true
             }
         }
-        if cancelledMeanwhile { task.cancel() }
+        if cancelledMeanwhile {
+            task.cancel()
+        } else {
+            checkIdleTimeout(on: task.eventLoop)
+        }
+    }
+
+    /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
+    /// else checks again when it next could. A suspended attempt is paused by its caller, not
+    /// idle, so its clock restarts on resume.
+    private func checkIdleTimeout(on eventLoop: any EventLoop) {
+        guard let idleTimeout else { return }
+        enum Action {
+            case none
+            case checkAgain(at: NIODeadline)
+            case timeOut(HTTPClient.Task<Void>?)
+        }
+        let now = NIODeadline.now()
+        let action = state.withLockedValue { state -> Action in
+            guard case .running(let task) = state.phase, !state.isCancelling else { return .none }
+            if state.isSuspended { return .checkAgain(at: now + idleTimeout) }
+            let deadline = state.lastActivity + idleTimeout
+            return deadline <= now ? .timeOut(task) : .checkAgain(at: deadline)
+        }
+        switch action {
+        case .none:
+            break
+        case .checkAgain(let deadline):
+            let check = eventLoop.scheduleTask(deadline: deadline) { [weak self] () -> Void in
+                self?.checkIdleTimeout(on: eventLoop)
+            }
+            state.withLockedValue { $0.idleCheck = check }
+        case .timeOut(let task):
+            let seconds = Double(idleTimeout.nanoseconds) / 1e9
+            complete(
+                with: URLError(
+                    .timedOut,
+                    userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(seconds) s)."]
+                )
+            )
+            task?.cancel()
+        }
     }
 
     static func makeRequest(from urlRequest: URLRequest) throws -> HTTPClient.Request {
@@ -200,7 +257,12 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         let total = state.withLockedValue { state -> Int64 in
+            if state.startsNewHop {
+                state.startsNewHop = false
+                state.bytesSent = 0
+            }
             state.bytesSent += Int64(part.readableBytes)
+            state.lastActivity = .now()
             return state.bytesSent
         }
         let expected = urlRequest.httpBody.map { Int64($0.count) }
@@ -208,13 +270,18 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        state.withLockedValue { $0.currentURL = request.url }
+        state.withLockedValue { state in
+            state.currentURL = request.url
+            state.startsNewHop = true
+            state.lastActivity = .now()
+        }
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
         let url = state.withLockedValue { state -> URL? in
             state.responseDate = Date()
+            state.lastActivity = .now()
             state.statusCode = Int(head.status.code)
             state.networkProtocolName =
                 head.version.major == 2 ? "h2" : "http/\(head.version.major).\(head.version.minor)"
@@ -259,6 +326,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     private func demand(on eventLoop: any EventLoop, receivedBytes: Int = 0) -> EventLoopFuture<Void> {
         state.withLockedValue { state in
             state.bytesReceived += Int64(receivedBytes)
+            if receivedBytes > 0 { state.lastActivity = .now() }
             if state.isCancelling { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
             if case .completed = state.phase { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
             guard state.isSuspended else { return eventLoop.makeSucceededVoidFuture() }
@@ -279,6 +347,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         guard let snapshot else { return }
         // A read held for a suspension is released (as failed) so no promise is left pending.
         snapshot.pendingDemand?.fail(HTTPClientError.cancelled)
+        snapshot.idleCheck?.cancel()
         let startDate = snapshot.startDate ?? endDate
         let metrics = RequestMetrics(
             startDate: startDate,

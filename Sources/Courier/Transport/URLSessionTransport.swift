@@ -32,6 +32,21 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
+    /// The request with a timeout FoundationNetworking honours. It ignores a `timeoutInterval`
+    /// given to `URLRequest`'s initialiser (only the setter arms its timer) and truncates the
+    /// interval to whole seconds, so `0.5` would time out at once; the interval is set again,
+    /// rounded up, so a timeout is never shorter than asked. Apple's URLSession needs neither.
+    static func withWorkingTimeout(_ request: URLRequest) -> URLRequest {
+        #if canImport(FoundationNetworking)
+        guard request.timeoutInterval > 0, request.timeoutInterval.isFinite else { return request }
+        var request = request
+        request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
+        return request
+        #else
+        return request
+        #endif
+    }
+
     /// `URLSessionConfiguration.default` without a URL cache and without automatic cookies.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
@@ -43,7 +58,7 @@ public final class URLSessionTransport: Transport {
     }
 
     public func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask {
-        let dataTask = session.dataTask(with: request)
+        let dataTask = session.dataTask(with: Self.withWorkingTimeout(request))
         let task = URLSessionTransportTask(dataTask: dataTask, eventHandler: eventHandler)
         router.register(task, for: dataTask.taskIdentifier)
         return task

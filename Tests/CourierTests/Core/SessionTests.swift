@@ -72,6 +72,37 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func timeoutIntervalEndsAnAttemptThatStalls(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.timeoutInterval = 0.5 }
+            let start = ContinuousClock.now
+            let stalled = await failure(of: session.request(server.url("/fault/hang?seconds=60")))
+            #expect(stalled?.kind == .transportFailed)
+            #expect(stalled?.urlError?.code == .timedOut)
+            #expect(ContinuousClock.now - start >= .milliseconds(500), "never sooner than asked")
+            // A request's own timeout wins over the session's.
+            let patient = transport.makeSession { $0.timeoutInterval = 60 }
+            let own = await failure(
+                of: patient.request(server.url("/fault/hang?seconds=60")) { $0.timeoutInterval = 0.5 }
+            )
+            #expect(own?.urlError?.code == .timedOut)
+            await session.invalidate()
+            await patient.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func timeoutIntervalCountsIdleTimeNotTotalTime(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // Six bytes over three seconds: never 2 s without data, though 3 s in all.
+            let session = transport.makeSession { $0.timeoutInterval = 2 }
+            let data = try await session.request(server.url("/drip?duration=3&numbytes=6")).serializingData().value
+            #expect(data == Data("******".utf8))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func bodiesOverTheLimitFail(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession { $0.maximumResponseBodySize = 10_000 }
