@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -392,11 +393,31 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         case is HTTPParserError:
             // A body cut short, or garbage where a response should be.
             code = .networkConnectionLost
+        case let error as NIOSSLError:
+            code = isCertificateRejection(error) ? .serverCertificateUntrusted : .secureConnectionFailed
+        case let error as NIOSSLExtraError:
+            code = error == .failedToValidateHostname ? .serverCertificateUntrusted : .secureConnectionFailed
         default:
             let name = String(describing: type(of: error))
             code = name.contains("SSL") || name.contains("TLS") ? .secureConnectionFailed : .unknown
         }
         return URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
+    }
+
+    /// Whether a TLS failure is the client refusing the server's certificate (untrusted, expired,
+    /// wrong host), which URLSession reports as `.serverCertificateUntrusted`, rather than a
+    /// handshake that failed for another reason (`.secureConnectionFailed`).
+    private static func isCertificateRejection(_ error: NIOSSLError) -> Bool {
+        switch error {
+        case .unableToValidateCertificate, .noCertificateToValidate, .cannotMatchULabel, .cannotFindPeerIP:
+            return true
+        case .handshakeFailed(let failure):
+            // BoringSSL reports every verification failure, NIOSSL's hostname check included, as
+            // this one reason; the stack carries no other structured code for it.
+            return "\(failure)".contains("CERTIFICATE_VERIFY_FAILED")
+        default:
+            return false
+        }
     }
 }
 

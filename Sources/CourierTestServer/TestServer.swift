@@ -1,9 +1,11 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
-/// An embedded HTTP/1.1 server with httpbin's routes and Courier's fault-injection routes, for tests,
+/// An embedded HTTP/1.1 (and, over TLS, HTTP/2) server with httpbin's routes and Courier's fault-injection routes, for tests,
 /// demos and your own test suites.
 ///
 /// Start one per test (each binds its own free port on 127.0.0.1, so many run at once), point a
@@ -21,6 +23,9 @@ import NIOPosix
 /// simulate failures httpbin cannot: dropped and reset connections, lying `Content-Length`, a server
 /// that never answers, `503` with `Retry-After`, slow or huge headers.
 ///
+/// With ``Configuration/tls`` set, the server speaks HTTPS and negotiates `h2` or `http/1.1` by
+/// ALPN, so a client's TLS and HTTP/2 paths can be tested on loopback too.
+///
 /// Built on SwiftNIO directly rather than Hummingbird: fault routes must write bytes no framework
 /// would let through (half a head, a wrong length, a reset mid-body), and SwiftNIO is already a
 /// dependency of `CourierNIO`, so the server costs the build nothing more.
@@ -36,6 +41,11 @@ public final class TestServer: Sendable {
         public var maximumRequestBodySize = 64 * 1024 * 1024
         /// The longest any route waits or hangs before giving up, so no test can wedge the server.
         public var maximumWait: TimeAmount = .seconds(300)
+        /// When set, the server speaks TLS (``baseURL`` is `https://`) and serves HTTP/2 or HTTP/1.1,
+        /// whichever ALPN settles on; `nil` (the default) serves plain HTTP/1.1.
+        ///
+        /// ``TestServer/TLS/selfSigned`` is ready to use with a client that trusts ``TestCertificate``.
+        public var tls: TLS?
 
         /// The default configuration: 127.0.0.1, a free port.
         public init() {}
@@ -50,7 +60,7 @@ public final class TestServer: Sendable {
     public let configuration: Configuration
     /// The port the server listens on.
     public let port: Int
-    /// The server's root URL, e.g. `http://127.0.0.1:49152`.
+    /// The server's root URL, e.g. `http://127.0.0.1:49152`, or `https://…` when serving TLS.
     public let baseURL: URL
 
     private let serverChannel: any Channel
@@ -63,33 +73,46 @@ public final class TestServer: Sendable {
         self.port = port
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         // A host and port always form a valid URL; the fallback only satisfies the type checker.
-        self.baseURL = URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
+        let scheme = configuration.tls == nil ? "http" : "https"
+        self.baseURL = URL(string: "\(scheme)://\(host):\(port)") ?? URL(fileURLWithPath: "/")
     }
 
     /// Starts a server and returns once it accepts connections.
     ///
-    /// - Parameter configuration: Where to listen and the server's limits.
-    /// - Throws: The bind error when the address or port is unavailable.
+    /// - Parameter configuration: Where to listen, the server's limits, and whether it speaks TLS.
+    /// - Throws: The bind error when the address or port is unavailable, or NIOSSL's error when the
+    ///   TLS certificate chain or key cannot be read.
     public static func start(configuration: Configuration = Configuration()) async throws -> TestServer {
         let state = ServerState(configuration: configuration)
         let router = Routes.router
+        let sslContext = try configuration.tls?.makeContext()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    state.register(channel)
-                    // Idle connections close after the longest wait, but never sooner than 10 s: a
-                    // client on a busy machine may take a moment to send its first request.
-                    let idle = max(configuration.maximumWait, .seconds(10))
-                    try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: idle, writeTimeout: idle)
+                state.register(channel)
+                guard let sslContext else {
+                    return channel.eventLoop.makeCompletedFuture {
+                        try configureHTTP1(channel, router: router, state: state, scheme: "http")
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                }
+                .flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try configureHTTP2(channel, router: router, state: state)
+                            }
+                        },
+                        http1ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try configureHTTP1(channel, router: router, state: state, scheme: "https")
+                            }
+                        }
                     )
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
-                    )
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(router: router, state: state))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -99,6 +122,37 @@ public final class TestServer: Sendable {
             throw TestServerError.noLocalAddress
         }
         return TestServer(configuration: configuration, serverChannel: channel, state: state, port: port)
+    }
+
+    /// Adds the HTTP/1.1 handlers to a connection, plain or after TLS.
+    private static func configureHTTP1(
+        _ channel: any Channel,
+        router: Router,
+        state: ServerState,
+        scheme: String
+    ) throws {
+        // Idle connections close after the longest wait, but never sooner than 10 s: a client on a
+        // busy machine may take a moment to send its first request.
+        let idle = max(state.configuration.maximumWait, .seconds(10))
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(IdleStateHandler(readTimeout: idle, writeTimeout: idle))
+        try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+        try pipeline.addHandler(ConnectionHandler(router: router, state: state, scheme: scheme))
+    }
+
+    /// Adds HTTP/2 to a TLS connection that negotiated `h2`: each stream gets its own handler,
+    /// behind NIO's codec from HTTP/2 frames to HTTP/1-style request and response parts.
+    private static func configureHTTP2(_ channel: any Channel, router: Router, state: ServerState) throws {
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server,
+            connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration(),
+            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try stream.pipeline.syncOperations.addHandler(HTTP2StreamHandler(router: router, state: state))
+            }
+        }
     }
 
     /// Starts a server, runs `body` with it, and shuts it down whether `body` returns or throws.

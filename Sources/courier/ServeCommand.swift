@@ -28,6 +28,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The longest any route may wait or hang, in seconds.")
     var maximumWait = 300
 
+    @Flag(
+        help: """
+            Serve HTTPS (HTTP/2 or HTTP/1.1 by ALPN) with the built-in self-signed test certificate; \
+            clients must trust it explicitly (curl --cacert, or TestCertificate.certificatePEM).
+            """
+    )
+    var tls = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard maximumWait > 0 else { throw ValidationError("--maximum-wait must be positive.") }
@@ -38,6 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
             $0.host = host
             $0.port = port
             $0.maximumWait = .seconds(Int64(maximumWait))
+            $0.tls = tls ? .selfSigned : nil
         }
         let server = try await TestServer.start(configuration: configuration)
         print("CourierTestServer listening on \(server.baseURL.absoluteString) (Ctrl-C stops it)")

@@ -22,18 +22,21 @@ struct ServerRequest {
     let remoteAddress: String
     /// The `host:port` the server listens on, used when the request has no `Host`.
     let serverAuthority: String
+    /// `https` when the request came over TLS, else `http`: echoed URLs name the scheme the client used.
+    let scheme: String
     /// Path parameters captured by the route pattern, decoded.
     var parameters: [String: String] = [:]
     /// The body; empty until the whole body has arrived.
     var body: [UInt8] = []
 
-    init(head: HTTPRequestHead, remoteAddress: String, serverAuthority: String) {
+    init(head: HTTPRequestHead, remoteAddress: String, serverAuthority: String, scheme: String = "http") {
         method = head.method
         target = head.uri
         headers = head.headers
         version = head.version
         self.remoteAddress = remoteAddress
         self.serverAuthority = serverAuthority
+        self.scheme = scheme
         if let questionMark = head.uri.firstIndex(of: "?") {
             path = String(head.uri[..<questionMark])
             let query = head.uri[head.uri.index(after: questionMark)...]
@@ -75,7 +78,7 @@ struct ServerRequest {
 
     /// The absolute URL of the request, as werkzeug reports it: non-ASCII escapes in the query decoded.
     var url: String {
-        var url = "http://\(authority)\(path)"
+        var url = "\(scheme)://\(authority)\(path)"
         if let queryString {
             url += "?" + Self.decodingNonASCIIEscapes(queryString)
         }

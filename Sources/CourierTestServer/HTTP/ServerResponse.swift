@@ -55,6 +55,32 @@ struct ServerResponse {
     func header(_ name: String) -> String? {
         headers.first { $0.0.equalsIgnoringCase(name) }?.1
     }
+
+    /// This response as it goes out on any connection: a `500` instead if a header would carry CR,
+    /// LF or NUL, and with what every httpbin answer carries (`Server`, `Date`, the CORS headers).
+    func prepared(for request: ServerRequest) -> ServerResponse {
+        var response = self
+        // A route may echo client input into a header (redirect-to, response-headers, etag,
+        // cookies); a CR, LF or NUL there would forge headers, so such answers become a 500, as
+        // httpbin's are.
+        let forged = response.headers.contains { name, value in
+            (name + value).utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 } || name.isEmpty
+        }
+        if forged {
+            response = Router.errorPage(.internalServerError, "A response header would contain CR, LF or NUL.")
+        }
+        response.headers.insert(contentsOf: [("Server", "CourierTestServer"), ("Date", HTTPDate.now())], at: 0)
+        response.headers.append(("Access-Control-Allow-Origin", request.headers.first(name: "origin") ?? "*"))
+        response.headers.append(("Access-Control-Allow-Credentials", "true"))
+        if request.method == .OPTIONS {
+            response.headers.append(("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, PATCH, OPTIONS"))
+            response.headers.append(("Access-Control-Max-Age", "3600"))
+            if let requested = request.headers.first(name: "access-control-request-headers") {
+                response.headers.append(("Access-Control-Allow-Headers", requested))
+            }
+        }
+        return response
+    }
 }
 
 /// The body of a ``ServerResponse``.

@@ -8,9 +8,13 @@ enum RedirectRoutes {
                 guard let count = request.integerParameter("n") else { return notFound }
                 guard count > 0 else { return internalError }
                 let absolute = request.queryValue("absolute")?.lowercased() == "true"
-                if count == 1 { return .respond(redirect(to: absolute ? "http://\(request.authority)/get" : "/get")) }
+                if count == 1 {
+                    return .respond(redirect(to: absolute ? "\(request.scheme)://\(request.authority)/get" : "/get"))
+                }
                 if absolute {
-                    return .respond(redirect(to: "http://\(request.authority)/absolute-redirect/\(count - 1)"))
+                    return .respond(
+                        redirect(to: "\(request.scheme)://\(request.authority)/absolute-redirect/\(count - 1)")
+                    )
                 }
                 return .respond(redirect(to: "/relative-redirect/\(count - 1)"))
             },
@@ -31,7 +35,7 @@ enum RedirectRoutes {
                 guard let count = request.integerParameter("n") else { return notFound }
                 guard count > 0 else { return internalError }
                 let path = count == 1 ? "/get" : "/absolute-redirect/\(count - 1)"
-                return .respond(redirect(to: "http://\(request.authority)\(path)"))
+                return .respond(redirect(to: "\(request.scheme)://\(request.authority)\(path)"))
             },
             Route("/redirect-to", methods: Routes.anyMethod) { request, _ in
                 guard let location = request.queryValue("url") else {

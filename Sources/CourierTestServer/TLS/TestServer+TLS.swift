@@ -1,0 +1,53 @@
+import NIOSSL
+
+extension TestServer {
+    /// How a ``TestServer`` speaks TLS: the certificate it presents and the protocols it offers.
+    ///
+    /// Set ``TestServer/Configuration/tls`` to serve `https://` on loopback, so a client's TLS and
+    /// HTTP/2 code paths are tested without the internet. ``selfSigned`` is ready to use; a client
+    /// must trust ``TestCertificate/certificatePEM`` explicitly, which is the point: a client that
+    /// does not is expected to refuse the server.
+    public struct TLS: Sendable {
+        /// The certificates the server presents, PEM-encoded, leaf first.
+        public var certificateChain: String
+        /// The leaf certificate's private key, PEM-encoded.
+        public var privateKey: String
+        /// Whether ALPN offers `h2` before `http/1.1`; when `false`, only `http/1.1` is offered, so a
+        /// test can force HTTP/1.1 over TLS from the server's side.
+        public var offersHTTP2: Bool
+
+        /// A TLS setting with your own certificate chain and key.
+        ///
+        /// - Parameters:
+        ///   - certificateChain: The certificates to present, PEM-encoded, leaf first.
+        ///   - privateKey: The leaf certificate's private key, PEM-encoded.
+        ///   - offersHTTP2: Whether to offer `h2` besides `http/1.1`.
+        public init(certificateChain: String, privateKey: String, offersHTTP2: Bool = true) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+            self.offersHTTP2 = offersHTTP2
+        }
+
+        /// The built-in ``TestCertificate`` for `127.0.0.1` and `localhost`, offering `h2` and `http/1.1`.
+        public static var selfSigned: TLS {
+            TLS(certificateChain: TestCertificate.certificatePEM, privateKey: TestCertificate.privateKeyPEM)
+        }
+
+        /// The ALPN protocols offered, in order of preference.
+        var applicationProtocols: [String] {
+            offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+        }
+
+        /// The server-side TLS context; throws NIOSSL's error when the PEM cannot be read.
+        func makeContext() throws -> NIOSSLContext {
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChain.utf8))
+            let key = try NIOSSLPrivateKey(bytes: Array(privateKey.utf8), format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) },
+                privateKey: .privateKey(key)
+            )
+            configuration.applicationProtocols = applicationProtocols
+            return try NIOSSLContext(configuration: configuration)
+        }
+    }
+}
