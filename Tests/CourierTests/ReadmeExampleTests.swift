@@ -32,4 +32,34 @@ import Testing
             #expect(code == 503)
         }
     }
+
+    @Test(arguments: [false, true])
+    func interceptorExampleWorks(overAsyncHTTPClient: Bool) async throws {
+        try await TestServer.withRunningServer { server in
+            let base = server.baseURL.absoluteString
+            let interceptor = Interceptor(
+                adaptHandler: { request, _ in
+                    var request = request
+                    request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
+                    return request
+                },
+                retryHandler: { request, _, error in
+                    // A 503 or a dropped connection: try twice more, half a second apart.
+                    request.retryCount < 2 && (error.responseCode == 503 || error.urlError != nil)
+                        ? .retryWithDelay(0.5) : .doNotRetry
+                }
+            )
+            let transport: any Transport = overAsyncHTTPClient ? AsyncHTTPClientTransport() : URLSessionTransport()
+            let retrying = Session(transport: transport, interceptor: interceptor)
+            let request = retrying.request("\(base)/fault/flaky/demo?times=2&status=503").validate()
+            let body = try await request.serializingData().value
+            #expect(!body.isEmpty)
+            #expect(request.retryCount == 2)
+            #expect(request.requests.count == 3)
+            #expect(
+                request.requests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == "Bearer secret-token" }
+            )
+            await retrying.invalidate()
+        }
+    }
 }

@@ -91,6 +91,11 @@ public class Request: @unchecked Sendable {
     public private(set) weak var delegate: (any RequestDelegate)?
 
     let mutableState = Protected(MutableState())
+    /// Serialises the transport calls that make the task follow ``state``: whoever calls last
+    /// reads the latest state, so `suspend()` and `resume()` racing on two threads cannot leave
+    /// the transfer paused while the request says resumed. Recursive, because a transport may
+    /// finish synchronously and a handler may call back in.
+    private let taskSuspensionLock = NSRecursiveLock()
     private let progressState = Protected(
         (upload: Progress(totalUnitCount: -1), download: Progress(totalUnitCount: -1))
     )
@@ -176,7 +181,7 @@ public class Request: @unchecked Sendable {
     /// Starts the request, or continues it after ``suspend()``. Does nothing once it has ended.
     @discardableResult
     public func resume() -> Self {
-        let (action, task) = mutableState.withLock { ($0.machine.resume(), $0.task) }
+        let action = mutableState.withLock { $0.machine.resume() }
         switch action {
         case .none:
             return self
@@ -188,7 +193,7 @@ public class Request: @unchecked Sendable {
             }
             delegate.startAttempt(of: self)
         case .resumeTask:
-            task?.resume()
+            applyStateToTask()
             eventMonitor?.requestDidResume(self)
         }
         return self
@@ -197,15 +202,27 @@ public class Request: @unchecked Sendable {
     /// Pauses the request; the transport stops reading its response until ``resume()``.
     @discardableResult
     public func suspend() -> Self {
-        let (changed, action, task) = mutableState.withLock { state in
+        let (changed, action) = mutableState.withLock { state in
             let before = state.machine.state
             let action = state.machine.suspend()
-            return (state.machine.state != before, action, state.task)
+            return (state.machine.state != before, action)
         }
         guard changed else { return self }
-        if action == .suspendTask { task?.suspend() }
+        if action == .suspendTask { applyStateToTask() }
         eventMonitor?.requestDidSuspend(self)
         return self
+    }
+
+    /// Resumes or suspends the current task to match the state as it is now.
+    private func applyStateToTask() {
+        taskSuspensionLock.lock()
+        defer { taskSuspensionLock.unlock() }
+        let (state, task) = mutableState.withLock { ($0.machine.state, $0.task) }
+        switch state {
+        case .resumed: task?.resume()
+        case .suspended: task?.suspend()
+        case .initialized, .cancelled, .finished: break
+        }
     }
 
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
@@ -278,9 +295,8 @@ public class Request: @unchecked Sendable {
         switch action {
         case .resume:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
-            task.resume()
-            // A suspend() that came between the decision and the resume found no task to pause.
-            if state == .suspended { task.suspend() }
+            // Follows the state as it is by now: a suspend() since the decision found no task to pause.
+            applyStateToTask()
         case .leaveSuspended:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
         case .cancel:

@@ -81,6 +81,9 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         var networkProtocolName: String?
         var remoteAddress: String?
         var completed = false
+        /// Whether the data task is suspended, as it is when made: URLSession counts suspensions,
+        /// so each call is passed on only when it changes something.
+        var isSuspended = true
     }
 
     let dataTask: URLSessionDataTask
@@ -95,12 +98,21 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func resume() {
-        state.withLock { if $0.startDate == nil { $0.startDate = Date() } }
-        dataTask.resume()
+        // Under the lock, so calls from two threads reach the data task in the order they were decided.
+        state.withLock { state in
+            if state.startDate == nil { state.startDate = Date() }
+            guard state.isSuspended else { return }
+            state.isSuspended = false
+            dataTask.resume()
+        }
     }
 
     func suspend() {
-        dataTask.suspend()
+        state.withLock { state in
+            guard !state.isSuspended else { return }
+            state.isSuspended = true
+            dataTask.suspend()
+        }
     }
 
     func cancel() {
@@ -147,28 +159,44 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             networkProtocolName: progress.networkProtocolName
         )
         var urlError = error.map(URLSessionTransportTask.urlError)
-        if let error = urlError, Self.isLostConnection(error, afterResponse: progress.responseDate != nil) {
+        if let error = urlError,
+            let code = Self.codeApplesURLSessionReports(for: error, afterResponse: progress.responseDate != nil)
+        {
             urlError = URLError(
-                .networkConnectionLost,
+                code,
                 userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
             )
         }
         eventHandler?.transportTask(self, didCompleteWith: urlError, metrics: metrics)
     }
 
-    /// Whether FoundationNetworking (libcurl) reported, under another code, a connection the
-    /// server closed: a body cut short ("transfer closed with N bytes remaining", `.unknown`) or
-    /// no reply at all ("Empty reply from server", `.badServerResponse`). Apple's URLSession and
-    /// AsyncHTTPClient call both a lost connection, and so must retry policies.
-    static func isLostConnection(_ error: URLError, afterResponse: Bool) -> Bool {
+    /// The code Apple's URLSession and AsyncHTTPClient give a failure FoundationNetworking
+    /// (libcurl) reports under another code, or `nil` when the code already agrees; retry
+    /// policies must read the same code on every transport:
+    ///
+    /// | FoundationNetworking says | libcurl's message | code |
+    /// |---|---|---|
+    /// | `.unknown`, after the head | "transfer closed with N bytes remaining" | `.networkConnectionLost` |
+    /// | `.badServerResponse`, no head | "Empty reply from server" | `.networkConnectionLost` |
+    /// | `.unknown`, no head | "SSL certificate problem: …" | `.serverCertificateUntrusted` |
+    /// | `.unknown`, no head | other "SSL …" / "TLS …" failures | `.secureConnectionFailed` |
+    static func codeApplesURLSessionReports(for error: URLError, afterResponse: Bool) -> URLError.Code? {
         #if canImport(FoundationNetworking)
+        let message = error.localizedDescription
         switch error.code {
-        case .unknown: return afterResponse
-        case .badServerResponse: return !afterResponse && error.localizedDescription == "Empty reply from server"
-        default: return false
+        case .unknown where afterResponse:
+            return .networkConnectionLost
+        case .unknown where message.hasPrefix("SSL certificate problem"):
+            return .serverCertificateUntrusted
+        case .unknown where message.contains("SSL") || message.contains("TLS"):
+            return .secureConnectionFailed
+        case .badServerResponse where !afterResponse && message == "Empty reply from server":
+            return .networkConnectionLost
+        default:
+            return nil
         }
         #else
-        return false
+        return nil
         #endif
     }
 

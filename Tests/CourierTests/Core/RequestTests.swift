@@ -115,6 +115,25 @@ final class CallCounter: Sendable {
     }
 
     @Test(arguments: TransportKind.allCases)
+    func racingSuspendAndResumeLeaveTheTransferAsTheStateSays(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/range/100000?chunk_size=2000&duration=2"))
+            let task = request.serializingData()
+            try await server.waitForRequests(1)
+            // If a suspend() reached the transport after a later resume(), the transfer would stay
+            // paused while the request says resumed, and never finish.
+            DispatchQueue.concurrentPerform(iterations: 2000) { index in
+                if index.isMultiple(of: 2) { request.suspend() } else { request.resume() }
+            }
+            request.resume()
+            let data = await value(within: 30) { try? await task.value }
+            #expect(data??.count == 100_000)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func everyHandlerRunsExactlyOnceWhenCancelRacesCompletion(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()

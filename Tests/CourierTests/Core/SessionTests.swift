@@ -94,10 +94,10 @@ import FoundationNetworking
     @Test(arguments: TransportKind.allCases)
     func timeoutIntervalCountsIdleTimeNotTotalTime(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
-            // Six bytes over three seconds: never 2 s without data, though 3 s in all.
-            let session = transport.makeSession { $0.timeoutInterval = 2 }
-            let data = try await session.request(server.url("/drip?duration=3&numbytes=6")).serializingData().value
-            #expect(data == Data("******".utf8))
+            // Twelve bytes over six seconds: never 4 s without data, though 6 s in all.
+            let session = transport.makeSession { $0.timeoutInterval = 4 }
+            let data = try await session.request(server.url("/drip?duration=6&numbytes=12")).serializingData().value
+            #expect(data == Data(String(repeating: "*", count: 12).utf8))
             await session.invalidate()
         }
     }
