@@ -156,16 +156,22 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
     }
 
+    /// Completes with `error` on an event loop, never inside the caller's `resume()`: the
+    /// completion runs the request's handlers, which must not run under the caller's locks.
+    private func completeSoon(with error: URLError) {
+        client.eventLoopGroup.any().execute { [self] in complete(with: error) }
+    }
+
     private func start() {
         guard !failsImmediately else {
-            complete(with: URLError(.cancelled))
+            completeSoon(with: URLError(.cancelled))
             return
         }
         let request: HTTPClient.Request
         do {
             request = try Self.makeRequest(from: urlRequest)
         } catch is UnsupportedBodyStream {
-            complete(
+            completeSoon(
                 with: URLError(
                     .unsupportedURL,
                     userInfo: [NSLocalizedDescriptionKey: "body streams are not supported yet"]
@@ -173,7 +179,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             )
             return
         } catch {
-            complete(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
+            completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
         let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
@@ -257,7 +263,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-        let total = state.withLockedValue { state -> Int64 in
+        let total = state.withLockedValue { state -> Int64? in
+            if case .completed = state.phase { return nil }  // Timed out or cancelled: a late part.
             if state.startsNewHop {
                 state.startsNewHop = false
                 state.bytesSent = 0
@@ -266,6 +273,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.lastActivity = .now()
             return state.bytesSent
         }
+        guard let total else { return }
         let expected = urlRequest.httpBody.map { Int64($0.count) }
         eventHandler?.transportTask(self, didSendBodyBytes: total, of: expected)
     }

@@ -62,4 +62,19 @@ import Testing
             await retrying.invalidate()
         }
     }
+
+    @Test(arguments: [false, true])
+    func retryPolicyExampleWorks(overAsyncHTTPClient: Bool) async throws {
+        try await TestServer.withRunningServer { server in
+            let base = server.baseURL.absoluteString
+            let transport: any Transport = overAsyncHTTPClient ? AsyncHTTPClientTransport() : URLSessionTransport()
+            let session = Session(transport: transport, interceptor: RetryPolicy())
+            let data = try await session.request("\(base)/fault/flaky/p?times=2&status=503")
+                .validate()
+                .serializingData().value
+            #expect(!data.isEmpty)
+            #expect(server.attempts(forKey: "p") == 3)
+            await session.invalidate()
+        }
+    }
 }

@@ -99,7 +99,10 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         let action = mutableState.withLock { state -> StateMachine.CompletionAction in
             guard state.task === task else { return .ignore }
             state.metrics.append(metrics)
-            return state.machine.attemptCompleted()
+            let action = state.machine.attemptCompleted()
+            // Between attempts no task is current, so a late event of this one is ignored.
+            if action == .complete { state.task = nil }
+            return action
         }
         guard action == .complete else { return }
         let transportError = error.map(CourierError.transportFailed)

@@ -11,10 +11,20 @@ extension Request {
     /// | cancelled    | nothing                     | nothing          | nothing                | ignored           |
     /// | finished     | nothing                     | nothing          | nothing                | ignored           |
     ///
-    /// A failed attempt may be retried: while the retrier decides and any delay runs, the request
-    /// stays `resumed` or `suspended`; ``retry()`` then starts the next attempt unless the request
-    /// was cancelled meanwhile. The new attempt's task follows ``taskCreated()``, so a request
-    /// suspended during the delay starts its retry suspended.
+    /// Alongside the state, ``attemptPhase`` tracks the current attempt, so each step happens once
+    /// per attempt whoever asks:
+    ///
+    /// | phase      | event            | → phase    | meaning                                          |
+    /// |------------|------------------|------------|--------------------------------------------------|
+    /// | idle       | first resume     | starting   | build and adapt the URLRequest                   |
+    /// | starting   | task created     | running    | any other task is cancelled                      |
+    /// | running    | attempt completes| idle       | a completion of any other task is ignored        |
+    /// | idle, starting | attempt failed | deciding | the retriers decide (an adapter's failure too)  |
+    /// | deciding   | retry            | starting   | unless the request was cancelled meanwhile       |
+    ///
+    /// While the retriers decide and any delay runs, the request stays `resumed` or `suspended`;
+    /// the next attempt's task follows ``taskCreated()``, so a request suspended during the delay
+    /// starts its retry suspended.
     struct StateMachine {
         /// The public state.
         private(set) var state: State = .initialized
@@ -22,6 +32,20 @@ extension Request {
         private(set) var hasStartedAttempts = false
         /// Whether the request has finished, by completing or by being cancelled; handlers run once, then.
         private(set) var hasFinished = false
+        /// Where the current attempt is.
+        private(set) var attemptPhase = AttemptPhase.idle
+
+        /// The steps of one attempt (the second table above).
+        enum AttemptPhase: Equatable {
+            /// No attempt in flight: none yet, or the last one completed.
+            case idle
+            /// The URLRequest is being built and adapted; a task is expected.
+            case starting
+            /// The task is on the wire.
+            case running
+            /// The attempt failed and the retriers are deciding, or the retry delay runs.
+            case deciding
+        }
 
         /// What to do after ``resume()``.
         enum ResumeAction: Equatable {
@@ -70,11 +94,13 @@ extension Request {
             case .initialized:
                 state = .resumed
                 hasStartedAttempts = true
+                attemptPhase = .starting
                 return .startFirstAttempt
             case .suspended:
                 state = .resumed
                 if hasStartedAttempts { return .resumeTask }
                 hasStartedAttempts = true
+                attemptPhase = .starting
                 return .startFirstAttempt
             case .resumed, .cancelled, .finished:
                 return .none
@@ -104,20 +130,37 @@ extension Request {
             }
         }
 
-        func taskCreated() -> TaskAction {
+        mutating func taskCreated() -> TaskAction {
+            guard attemptPhase == .starting, !hasFinished else { return .cancel }
             switch state {
-            case .resumed: return .resume
-            case .initialized, .suspended: return .leaveSuspended
-            case .cancelled, .finished: return .cancel
+            case .resumed:
+                attemptPhase = .running
+                return .resume
+            case .initialized, .suspended:
+                attemptPhase = .running
+                return .leaveSuspended
+            case .cancelled, .finished:
+                return .cancel
             }
         }
 
-        func attemptCompleted() -> CompletionAction {
-            guard !hasFinished else { return .ignore }
+        mutating func attemptCompleted() -> CompletionAction {
+            guard attemptPhase == .running, !hasFinished else { return .ignore }
             switch state {
-            case .resumed, .suspended, .initialized: return .complete
-            case .cancelled, .finished: return .ignore
+            case .resumed, .suspended, .initialized:
+                attemptPhase = .idle
+                return .complete
+            case .cancelled, .finished:
+                return .ignore
             }
+        }
+
+        /// An attempt (or its adaptation) failed: returns `true` if the retriers should now decide,
+        /// `false` if the request has finished or a decision is already under way.
+        mutating func awaitRetryDecision() -> Bool {
+            guard !hasFinished, attemptPhase == .idle || attemptPhase == .starting else { return false }
+            attemptPhase = .deciding
+            return true
         }
 
         /// What to do when a retrier's decision (and delay) has run its course.
@@ -128,11 +171,14 @@ extension Request {
             case startAttempt
         }
 
-        func retry() -> RetryAction {
-            guard !hasFinished else { return .none }
+        mutating func retry() -> RetryAction {
+            guard !hasFinished, attemptPhase == .deciding else { return .none }
             switch state {
-            case .resumed, .suspended: return .startAttempt
-            case .initialized, .cancelled, .finished: return .none
+            case .resumed, .suspended:
+                attemptPhase = .starting
+                return .startAttempt
+            case .initialized, .cancelled, .finished:
+                return .none
             }
         }
 

@@ -64,6 +64,8 @@ public class Request: @unchecked Sendable {
         var performedRequests: [URLRequest] = []
         var task: (any TransportTask)?
         var tasks: [any TransportTask] = []
+        /// The adaptation, retry decision or retry delay under way, cancelled with the request.
+        var pendingWork: Task<Void, Never>?
         var response: HTTPURLResponse?
         var data: Data?
         var metrics: [RequestMetrics] = []
@@ -144,7 +146,7 @@ public class Request: @unchecked Sendable {
     public var response: HTTPURLResponse? { mutableState.withLock { $0.response } }
     /// The transport tasks of every attempt, in order.
     public var tasks: [any TransportTask] { mutableState.withLock { $0.tasks } }
-    /// The current attempt's transport task.
+    /// The current attempt's transport task; `nil` before the first, between attempts and after the last.
     public var task: (any TransportTask)? { mutableState.withLock { $0.task } }
     /// The metrics of every completed attempt, in order.
     public var allMetrics: [RequestMetrics] { mutableState.withLock { $0.metrics } }
@@ -234,6 +236,8 @@ public class Request: @unchecked Sendable {
         let outcome = mutableState.withLock {
             state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
             guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
+            state.pendingWork?.cancel()
+            state.pendingWork = nil
             return (state.task, Self.takeFinishHandlers(&state, error: .explicitlyCancelled) ?? [])
         }
         guard let outcome else { return self }
@@ -253,6 +257,22 @@ public class Request: @unchecked Sendable {
     /// Whether the request has finished (or been cancelled), so no further attempt may start.
     var hasFinished: Bool { mutableState.withLock { $0.machine.hasFinished } }
 
+    /// Whether an attempt is due to start: the request was resumed or a retry decided, and no
+    /// task exists for it yet.
+    var isStartingAttempt: Bool {
+        mutableState.withLock { !$0.machine.hasFinished && $0.machine.attemptPhase == .starting }
+    }
+
+    /// Holds `work` (an adaptation, a retry decision or delay) so cancelling the request cancels it.
+    func setPendingWork(_ work: Task<Void, Never>) {
+        let isOver = mutableState.withLock { state -> Bool in
+            if state.machine.hasFinished { return true }
+            state.pendingWork = work
+            return false
+        }
+        if isOver { work.cancel() }
+    }
+
     /// Records the URLRequest built from the caller's parameters.
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
         mutableState.withLock { $0.initialRequest = urlRequest }
@@ -263,7 +283,7 @@ public class Request: @unchecked Sendable {
         eventMonitor?.request(self, didAdaptInitialRequest: initial, to: adapted)
     }
 
-    /// An adapter threw; the retriers decide whether to try again.
+    /// An adapter threw; the retriers decide whether to try again (a token refresh may fix it).
     func didFailToAdaptURLRequest(_ initial: URLRequest, withError error: CourierError) {
         eventMonitor?.request(self, didFailToAdaptURLRequest: initial, withError: error)
         retryOrFinish(error: error)
@@ -314,7 +334,7 @@ public class Request: @unchecked Sendable {
             return
         }
         let isRunning = mutableState.withLock { state -> Bool in
-            guard !state.machine.hasFinished else { return false }
+            guard state.machine.awaitRetryDecision() else { return false }
             state.error = error  // visible to the retriers
             return true
         }

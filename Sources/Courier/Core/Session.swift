@@ -193,7 +193,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// ones), adapts it for this attempt, and hands it to the transport. Requests call this
     /// themselves when resumed or retried; you need not.
     public func startAttempt(of request: Request) {
-        guard let request = request as? DataRequest else { return }
+        guard request.isStartingAttempt else { return }  // Called twice, or too late: nothing to start.
+        guard let request = request as? DataRequest else {
+            request.finish(error: .invalidHeader(name: "request", reason: "this session makes only data requests"))
+            return
+        }
         let initial: URLRequest
         if let built = request.initialRequest {
             initial = built
@@ -206,25 +210,27 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             }
             request.didCreateInitialURLRequest(initial)
         }
-        guard let adapter = interceptor(for: request) else {
+        guard let adapter = interceptor(for: request), Self.adapts(adapter) else {
             perform(initial, for: request)
             return
         }
         let state = RequestAdapterState(requestID: request.id, retryCount: request.retryCount, session: self)
-        Task {
-            let adapted: URLRequest
-            do {
-                adapted = try await adapter.adapt(initial, using: state)
-            } catch {
-                request.didFailToAdaptURLRequest(
-                    initial,
-                    withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
-                )
-                return
+        request.setPendingWork(
+            Task {
+                let adapted: URLRequest
+                do {
+                    adapted = try await adapter.adapt(initial, using: state)
+                } catch {
+                    request.didFailToAdaptURLRequest(
+                        initial,
+                        withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
+                    )
+                    return
+                }
+                request.didAdaptInitialRequest(initial, to: adapted)
+                perform(adapted, for: request)
             }
-            request.didAdaptInitialRequest(initial, to: adapted)
-            perform(adapted, for: request)
-        }
+        )
     }
 
     /// Asks the request's and the session's interceptors, in that order, whether to retry.
@@ -237,7 +243,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             completion(.doNotRetry)
             return
         }
-        Task { completion(await retrier.retry(request, for: self, dueTo: error)) }
+        request.setPendingWork(Task { completion(await retrier.retry(request, for: self, dueTo: error)) })
     }
 
     /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled first.
@@ -246,11 +252,14 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             if request.prepareForRetry() { startAttempt(of: request) }
             return
         }
-        // Weak: a request cancelled during the delay is released by the session meanwhile.
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak request] in
-            guard let self, let request, request.prepareForRetry() else { return }
-            startAttempt(of: request)
-        }
+        // Cancelling the request cancels the sleep, so nothing waits out a long delay in vain.
+        request.setPendingWork(
+            Task { [weak self, weak request] in
+                try? await Task.sleep(nanoseconds: UInt64(min(delay, 1e9) * 1e9))
+                guard !Task.isCancelled, let self, let request, request.prepareForRetry() else { return }
+                startAttempt(of: request)
+            }
+        )
     }
 
     // MARK: - Attempts
@@ -261,6 +270,16 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             built.setValue(header.value, forHTTPHeaderField: header.name)
         }
         return built
+    }
+
+    /// Whether `adapter` may change a request. The retry-only interceptors Courier ships do not, so
+    /// requests they serve skip the adaptation `Task` and its thread hop.
+    private static func adapts(_ adapter: any RequestAdapter) -> Bool {
+        switch adapter {
+        case is Retrier, is RetryPolicy, is ConnectionLostRetryPolicy: return false
+        case let composite as Interceptor: return composite.adapters.contains { adapts($0) }
+        default: return true
+        }
     }
 
     /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
@@ -276,11 +295,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Sends one attempt of `request` with `urlRequest`, unless a header is invalid (an adapter
     /// may have added it) or the request ended while it was being adapted.
     private func perform(_ urlRequest: URLRequest, for request: DataRequest) {
+        guard !request.hasFinished else { return }
         if let (header, reason) = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).firstInvalidity {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return
         }
-        guard !request.hasFinished else { return }
         request.didCreateURLRequest(urlRequest)
         let task = transport.makeTask(for: urlRequest, eventHandler: request)
         request.didCreateTask(task, for: urlRequest)

@@ -13,6 +13,7 @@ public struct Adapter: RequestInterceptor {
         self.handler = handler
     }
 
+    /// Calls the closure.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         try await handler(urlRequest, session)
     }

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// Composes adapters and retriers into one ``RequestInterceptor``, or makes one from closures.
 ///
 /// Adapters run in order, each on the previous one's output; the first that throws stops the
-/// chain and fails the request. Retriers are asked in order; the first that does not answer
+/// chain and fails the attempt (the retriers then decide). Retriers are asked in order; the first that does not answer
 /// ``RetryResult/doNotRetry`` decides.
 ///
 /// ```swift
@@ -54,6 +54,7 @@ public struct Interceptor: RequestInterceptor {
         self.retriers = retriers + interceptors.map { $0 as any RequestRetrier }
     }
 
+    /// Runs each adapter in order on the previous one's output.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         var adapted = urlRequest
         for adapter in adapters {
@@ -62,6 +63,7 @@ public struct Interceptor: RequestInterceptor {
         return adapted
     }
 
+    /// Runs each adapter in order on the previous one's output, telling each the attempt.
     public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState) async throws -> URLRequest {
         var adapted = urlRequest
         for adapter in adapters {
@@ -70,6 +72,7 @@ public struct Interceptor: RequestInterceptor {
         return adapted
     }
 
+    /// The first answer other than ``RetryResult/doNotRetry``, asking the retriers in order.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         for retrier in retriers {
             let result = await retrier.retry(request, for: session, dueTo: error)

@@ -8,8 +8,9 @@ import FoundationNetworking
 ///
 /// A session runs its adapters on the request's original URLRequest before every attempt,
 /// retries included, so an adapter always starts from what the caller built and may, for example,
-/// add a token refreshed since the last attempt. Throwing fails the request with
-/// ``CourierError/Kind/requestAdaptationFailed`` (a ``CourierError`` thrown is kept as it is).
+/// add a token refreshed since the last attempt. Throwing makes the attempt fail with
+/// ``CourierError/Kind/requestAdaptationFailed`` (a ``CourierError`` thrown is kept as it is): the
+/// retriers may then try again, as after a token refresh; if none does, the request fails with it.
 ///
 /// Implement ``adapt(_:for:)``; implement ``adapt(_:using:)`` instead when you need to know which
 /// request or which attempt is being adapted.
@@ -23,6 +24,7 @@ public protocol RequestAdapter: Sendable {
 }
 
 extension RequestAdapter {
+    /// Calls ``adapt(_:for:)``, for adapters that need no more than the session.
     public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState) async throws -> URLRequest {
         try await adapt(urlRequest, for: state.session)
     }

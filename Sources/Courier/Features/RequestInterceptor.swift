@@ -14,10 +14,12 @@ import FoundationNetworking
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 extension RequestInterceptor {
+    /// Returns `urlRequest` unchanged: implement it to adapt.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         urlRequest
     }
 
+    /// Answers ``RetryResult/doNotRetry``: implement it to retry.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         .doNotRetry
     }

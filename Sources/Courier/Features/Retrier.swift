@@ -13,6 +13,7 @@ public struct Retrier: RequestInterceptor {
         self.handler = handler
     }
 
+    /// Calls the closure.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         await handler(request, session, error)
     }

@@ -35,12 +35,14 @@ public final class URLSessionTransport: Transport {
     /// The request with a timeout FoundationNetworking honours. It ignores a `timeoutInterval`
     /// given to `URLRequest`'s initialiser (only the setter arms its timer) and truncates the
     /// interval to whole seconds, so `0.5` would time out at once; the interval is set again,
-    /// rounded up, so a timeout is never shorter than asked. Apple's URLSession needs neither.
+    /// rounded up, so a timeout is never shorter than asked. It also multiplies the seconds into
+    /// an `Int` of milliseconds, so anything beyond about 30 years is set to that (it would trap).
+    /// Apple's URLSession needs none of this.
     static func withWorkingTimeout(_ request: URLRequest) -> URLRequest {
         #if canImport(FoundationNetworking)
         guard request.timeoutInterval > 0, request.timeoutInterval.isFinite else { return request }
         var request = request
-        request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
+        request.timeoutInterval = min(max(1, request.timeoutInterval.rounded(.up)), 1e9)
         return request
         #else
         return request

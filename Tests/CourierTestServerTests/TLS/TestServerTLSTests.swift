@@ -19,6 +19,8 @@ import Testing
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(TestCertificate.certificatePEM.utf8)))
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         configuration.httpVersion = httpVersion
+        // Generous: handshakes crawl under ThreadSanitizer on a loaded machine.
+        configuration.timeout = .init(connect: .seconds(30), read: .seconds(30))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -154,7 +156,7 @@ import Testing
     @Test func manyConcurrentRequestsShareHTTP2() async throws {
         try await Self.withServerAndClient { server, client in
             let versions = try await withThrowingTaskGroup(of: (HTTPVersion, Int).self) { group in
-                for index in 0..<200 {
+                for index in 0..<64 {
                     group.addTask {
                         let (response, body) = try await Self.fetch(client, server.url("/anything/\(index)"))
                         let url = JSONValue.parse(body)?["url"]
@@ -164,7 +166,7 @@ import Testing
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(versions.count == 200)
+            #expect(versions.count == 64)
             #expect(versions.allSatisfy { $0 == (.http2, 200) })
         }
     }

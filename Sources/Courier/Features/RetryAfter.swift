@@ -1,0 +1,39 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reads `Retry-After` (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
+enum RetryAfter {
+    /// The seconds `response` asks a client to wait, counted from `now`, or `nil` when it asks
+    /// nothing readable. A date in the past means no wait.
+    static func delay(in response: HTTPURLResponse, now: Date) -> TimeInterval? {
+        guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
+        return delay(from: value, now: now)
+    }
+
+    /// The seconds `value` asks a client to wait, counted from `now`.
+    static func delay(from value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // Digits only; too many of them is still "a very long time", not an error.
+            return min(TimeInterval(trimmed) ?? .greatestFiniteMagnitude, .greatestFiniteMagnitude)
+        }
+        guard let date = date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+
+    /// An HTTP date in any of the three forms RFC 9110 §5.6.7 requires a recipient to accept.
+    static func date(from text: String) -> Date? {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            // A formatter per call: this runs once per retry, and DateFormatter is not safe to share.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}
