@@ -189,6 +189,7 @@ import Testing
             // Default trust roots; one attempt (the pool would otherwise retry until its connect timeout).
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.timeout.connect = .seconds(30)  // handshakes crawl under ThreadSanitizer
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             let error = await #expect(throws: NIOSSLError.self) {
                 _ = try await Self.fetch(client, server.url("/get"))
