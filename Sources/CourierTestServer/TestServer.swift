@@ -98,6 +98,11 @@ public final class TestServer: Sendable {
                     }
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    // Nothing moving either way for the idle time closes the connection, from the
+                    // handshake on, whether it then speaks HTTP/1.1 or HTTP/2.
+                    let idle = idleTimeout(state.configuration)
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idle))
+                    try channel.pipeline.syncOperations.addHandler(IdleConnectionCloser())
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                 }
                 .flatMap {
@@ -124,6 +129,12 @@ public final class TestServer: Sendable {
         return TestServer(configuration: configuration, serverChannel: channel, state: state, port: port)
     }
 
+    /// How long a connection may stay idle: the longest wait, but never less than 10 s, since a
+    /// client on a busy machine may take a moment to send its first request.
+    private static func idleTimeout(_ configuration: Configuration) -> TimeAmount {
+        max(configuration.maximumWait, .seconds(10))
+    }
+
     /// Adds the HTTP/1.1 handlers to a connection, plain or after TLS.
     private static func configureHTTP1(
         _ channel: any Channel,
@@ -131,9 +142,7 @@ public final class TestServer: Sendable {
         state: ServerState,
         scheme: String
     ) throws {
-        // Idle connections close after the longest wait, but never sooner than 10 s: a client on a
-        // busy machine may take a moment to send its first request.
-        let idle = max(state.configuration.maximumWait, .seconds(10))
+        let idle = idleTimeout(state.configuration)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(IdleStateHandler(readTimeout: idle, writeTimeout: idle))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))

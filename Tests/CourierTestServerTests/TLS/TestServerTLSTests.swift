@@ -184,6 +184,18 @@ import Testing
         }
     }
 
+    @Test func clientsThatNeverHandshakeAreDisconnected() async throws {
+        let configuration = TestServer.Configuration {
+            $0.tls = .selfSigned
+            $0.maximumWait = .seconds(1)  // the idle bound is then its floor, 10 s
+        }
+        try await TestServer.withRunningServer(configuration: configuration) { server in
+            let silent = try await RawConnection.exchange(port: server.port, request: "", timeout: .seconds(60))
+            #expect(silent.ending != .timedOut, "the server closed the connection itself")
+            #expect(silent.bytes.isEmpty)
+        }
+    }
+
     @Test func clientsThatDoNotTrustTheCertificateAreRefused() async throws {
         try await TestServer.withRunningServer(configuration: Self.tlsConfiguration) { server in
             // Default trust roots; one attempt (the pool would otherwise retry until its connect timeout).
