@@ -130,6 +130,15 @@ extension Request {
             }
         }
 
+        /// The request's deadline passed: like a cancel, but the request ends `finished`, with the
+        /// timeout as its error.
+        mutating func expire() -> CancelAction {
+            switch state {
+            case .initialized, .resumed, .suspended: return hasFinished ? .none : .cancelTaskAndFinish
+            case .cancelled, .finished: return .none
+            }
+        }
+
         mutating func taskCreated() -> TaskAction {
             guard attemptPhase == .starting, !hasFinished else { return .cancel }
             switch state {

@@ -66,6 +66,10 @@ public class Request: @unchecked Sendable {
         var tasks: [any TransportTask] = []
         /// The adaptation, retry decision or retry delay under way, cancelled with the request.
         var pendingWork: Task<Void, Never>?
+        /// When the request fails if still running, over all its attempts and retry delays.
+        var deadline: ContinuousClock.Instant?
+        /// Fails the request at ``deadline``; cancelled when the request finishes.
+        var deadlineTask: Task<Void, Never>?
         var response: HTTPURLResponse?
         var data: Data?
         var metrics: [RequestMetrics] = []
@@ -356,9 +360,12 @@ public class Request: @unchecked Sendable {
     }
 
     /// Readies the request for its next attempt and returns `true`, or `false` if it was cancelled
-    /// meanwhile. The previous attempt's response, body and error are cleared; its metrics stay.
-    func prepareForRetry() -> Bool {
+    /// meanwhile, or if `retryCount` is given and the request has moved past it (an early retry
+    /// already started this one). The previous attempt's response, body and error are cleared;
+    /// its metrics stay.
+    func prepareForRetry(afterRetryCount retryCount: Int? = nil) -> Bool {
         let proceed = mutableState.withLock { state -> Bool in
+            if let retryCount, state.retryCount != retryCount { return false }
             guard state.machine.retry() == .startAttempt else { return false }
             state.retryCount += 1
             state.error = nil
@@ -372,6 +379,56 @@ public class Request: @unchecked Sendable {
         }
         if proceed { eventMonitor?.requestIsRetrying(self) }
         return proceed
+    }
+
+    // MARK: - Deadline
+
+    /// Arms the deadline: `seconds` from now the request fails with `URLError(.timedOut)` unless
+    /// it has finished. Does nothing once armed.
+    func armDeadline(after seconds: TimeInterval) {
+        guard seconds.isFinite, seconds >= 0 else { return }
+        let duration = Duration.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
+        let deadline = ContinuousClock.now + duration
+        let isNew = mutableState.withLock { state -> Bool in
+            guard state.deadline == nil, !state.machine.hasFinished else { return false }
+            state.deadline = deadline
+            return true
+        }
+        guard isNew else { return }
+        let task = Task { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            self?.expire(after: seconds)
+        }
+        mutableState.withLock { state in
+            if state.machine.hasFinished { task.cancel() } else { state.deadlineTask = task }
+        }
+    }
+
+    /// Time left before the deadline, or `nil` without one.
+    var timeUntilDeadline: Duration? {
+        mutableState.withLock { $0.deadline.map { $0 - ContinuousClock.now } }
+    }
+
+    /// The deadline passed: stops the transfer and any pending retry, and fails with a timeout.
+    private func expire(after seconds: TimeInterval) {
+        let error = CourierError.transportFailed(
+            URLError(
+                .timedOut,
+                userInfo: [NSLocalizedDescriptionKey: "The request's deadline of \(seconds) s passed."]
+            )
+        )
+        let outcome = mutableState.withLock {
+            state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
+            guard state.machine.expire() == .cancelTaskAndFinish else { return nil }
+            state.pendingWork?.cancel()
+            state.pendingWork = nil
+            return (state.task, Self.takeFinishHandlers(&state, error: error) ?? [])
+        }
+        guard let outcome else { return }
+        outcome.task?.cancel()
+        eventMonitor?.requestDidFinish(self)
+        outcome.handlers.forEach { $0() }
     }
 
     // MARK: - Finishing
@@ -403,6 +460,8 @@ public class Request: @unchecked Sendable {
         if let error { state.error = error }
         let handlers = state.finishHandlers
         state.finishHandlers.removeAll()
+        state.deadlineTask?.cancel()
+        state.deadlineTask = nil
         state.validators.removeAll()
         state.downloadProgressHandler = nil
         state.uploadProgressHandler = nil

@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// @unchecked Sendable: the mutable state sits in `activeRequests`, behind one lock.
+// @unchecked Sendable: the mutable state sits in `registry`, behind one lock.
 /// Makes and runs requests over one ``Transport``, with shared defaults: headers, event
 /// monitors, whether requests start by themselves.
 ///
@@ -30,6 +30,19 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         public var maximumResponseBodySize: Int?
         /// The timeout for each attempt, in seconds, when the URLRequest sets none (60 by default).
         public var timeoutInterval: TimeInterval = 60
+        /// The longest a request may run, in seconds, over all its attempts and retry delays; past
+        /// it, the request fails with `URLError(.timedOut)`, and a retry that would start after it
+        /// is not made (the request fails with its last error). `nil` (the default): no deadline.
+        public var requestDeadline: TimeInterval?
+        /// Bounds the share of retries among requests (see ``RetryBudget``); `nil` for no bound.
+        /// By default a new budget: 20 % of requests plus 10 retries a second, over 10 s.
+        public var retryBudget: RetryBudget? = RetryBudget()
+        /// Signals that make requests waiting out a retry delay retry at once (see ``RetryTrigger``),
+        /// such as a ``NetworkMonitor``.
+        public var retryTriggers: [any RetryTrigger] = []
+        /// Whether a request succeeding (status below 400) makes the requests waiting to retry on the
+        /// same origin retry at once: the server is evidently back (on by default).
+        public var retriesEarlyWhenOriginRecovers = true
 
         /// The defaults.
         public init() {}
@@ -54,7 +67,21 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Where serializers run: each request gets a serial queue targeting this one.
     public let serializationQueue: DispatchQueue
 
-    private let activeRequests = Protected((requests: [UUID: Request](), isInvalidated: false))
+    /// A request waiting out a retry delay: its origin, and what starts its retry at once.
+    private struct WaitingRetry {
+        let origin: String?
+        let start: @Sendable () -> Void
+    }
+
+    /// What the session tracks: running requests, those waiting to retry, trigger subscriptions.
+    private struct Registry {
+        var requests: [UUID: Request] = [:]
+        var waitingRetries: [UUID: WaitingRetry] = [:]
+        var triggerObservations: [RetryTriggerObservation] = []
+        var isInvalidated = false
+    }
+
+    private let registry = Protected(Registry())
 
     /// Creates a session.
     ///
@@ -75,10 +102,17 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)
+        let observations = configuration.retryTriggers.map { trigger in
+            trigger.observe { [weak self] event in self?.startWaitingRetries(for: event) }
+        }
+        registry.withLock { $0.triggerObservations = observations }
     }
 
     deinit {
-        let requests = activeRequests.withLock { Array($0.requests.values) }
+        let requests = registry.withLock { state -> [Request] in
+            state.triggerObservations.forEach { $0.cancel() }
+            return Array(state.requests.values)
+        }
         requests.forEach { $0.cancel() }
         let transport = self.transport
         Task { await transport.invalidate() }
@@ -157,7 +191,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             interceptor: interceptor,
             delegate: self
         )
-        let accepted = activeRequests.withLock { state -> Bool in
+        let accepted = registry.withLock { state -> Bool in
             guard !state.isInvalidated else { return false }
             state.requests[request.id] = request
             return true
@@ -165,7 +199,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         eventMonitor.requestDidCreate(request)
         if accepted {
             request.appendFinishHandler(resumingRequest: false) { [weak self] in
-                self?.activeRequests.withLock { _ = $0.requests.removeValue(forKey: request.id) }
+                self?.requestDidFinish(request)
             }
         } else {
             request.finish(error: .sessionInvalidated(nil))
@@ -176,10 +210,12 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Cancels every running request and shuts the transport down. Requests made afterwards fail
     /// with ``CourierError/Kind/sessionInvalidated``.
     public func invalidate() async {
-        let requests = activeRequests.withLock { state -> [Request] in
+        let (requests, observations) = registry.withLock { state -> ([Request], [RetryTriggerObservation]) in
             state.isInvalidated = true
-            return Array(state.requests.values)
+            defer { state.triggerObservations.removeAll() }
+            return (Array(state.requests.values), state.triggerObservations)
         }
+        observations.forEach { $0.cancel() }
         requests.forEach { $0.cancel() }
         await transport.invalidate()
     }
@@ -209,6 +245,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                 return
             }
             request.didCreateInitialURLRequest(initial)
+            configuration.retryBudget?.recordRequest()
+            if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline) }
         }
         guard let adapter = interceptor(for: request), Self.adapts(adapter) else {
             perform(initial, for: request)
@@ -243,23 +281,84 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             completion(.doNotRetry)
             return
         }
-        request.setPendingWork(Task { completion(await retrier.retry(request, for: self, dueTo: error)) })
+        let budget = configuration.retryBudget
+        request.setPendingWork(
+            Task {
+                let result = await retrier.retry(request, for: self, dueTo: error)
+                // Over budget, the request fails with its own error, as if the retrier had said no.
+                if result.retryRequired, let budget, !budget.spendRetry() {
+                    completion(.doNotRetry)
+                } else {
+                    completion(result)
+                }
+            }
+        )
     }
 
-    /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled first.
+    /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled
+    /// first, a ``RetryTrigger`` or a success on the same origin starts it sooner, or the delay
+    /// would end past ``Configuration/requestDeadline`` (the request then fails with its last error).
     public func retryRequest(_ request: Request, withDelay delay: TimeInterval?) {
-        guard let delay, delay > 0 else {
+        let delay = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
+        if let remaining = request.timeUntilDeadline, .nanoseconds(Int64(delay * 1e9)) >= remaining {
+            request.finish()
+            return
+        }
+        guard delay > 0 else {
             if request.prepareForRetry() { startAttempt(of: request) }
             return
         }
+        // The retry starts once: when the delay ends or a trigger fires, whichever comes first;
+        // the retry count tells the late one that its retry has already started.
+        let retryCount = request.retryCount
+        let start: @Sendable () -> Void = { [weak self, weak request] in
+            guard let self, let request else { return }
+            registry.withLock { _ = $0.waitingRetries.removeValue(forKey: request.id) }
+            guard request.prepareForRetry(afterRetryCount: retryCount) else { return }
+            startAttempt(of: request)
+        }
+        let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
+        registry.withLock { $0.waitingRetries[request.id] = WaitingRetry(origin: origin, start: start) }
         // Cancelling the request cancels the sleep, so nothing waits out a long delay in vain.
         request.setPendingWork(
-            Task { [weak self, weak request] in
-                try? await Task.sleep(nanoseconds: UInt64(min(delay, 1e9) * 1e9))
-                guard !Task.isCancelled, let self, let request, request.prepareForRetry() else { return }
-                startAttempt(of: request)
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                guard !Task.isCancelled else { return }
+                start()
             }
         )
+    }
+
+    /// Starts at once the retries waiting for `event`'s origin, or all of them.
+    func startWaitingRetries(for event: RetryTriggerEvent) {
+        let starts = registry.withLock { state -> [@Sendable () -> Void] in
+            let released = state.waitingRetries.filter { _, waiting in
+                switch event {
+                case .all: return true
+                case .origin(let origin): return waiting.origin == origin
+                }
+            }
+            for id in released.keys { state.waitingRetries.removeValue(forKey: id) }
+            return released.values.map(\.start)
+        }
+        starts.forEach { $0() }
+    }
+
+    /// How many requests are waiting out a retry delay.
+    var waitingRetryCount: Int { registry.withLock { $0.waitingRetries.count } }
+
+    /// Forgets a finished request; when it succeeded, the requests waiting to retry on its origin
+    /// may go at once.
+    private func requestDidFinish(_ request: Request) {
+        registry.withLock { state in
+            state.requests.removeValue(forKey: request.id)
+            state.waitingRetries.removeValue(forKey: request.id)
+        }
+        guard configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
+            let status = request.response?.statusCode, status < 400,
+            let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
+        else { return }
+        startWaitingRetries(for: .origin(origin))
     }
 
     // MARK: - Attempts

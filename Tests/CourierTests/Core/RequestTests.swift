@@ -176,6 +176,7 @@ final class CallCounter: Sendable {
             // Retries forever, sometimes after a short delay, so cancel lands in every phase:
             // during an attempt, while the retrier decides, during the delay, at the next start.
             let session = transport.makeSession(
+                { $0.retryBudget = nil },
                 interceptor: Retrier { request, _, _ in
                     request.retryCount.isMultiple(of: 2) ? .retry : .retryWithDelay(0.001)
                 }

@@ -1,0 +1,149 @@
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A retry trigger a test fires by hand; it counts its observers.
+private final class ManualTrigger: RetryTrigger {
+    private let handlers = Mutex<[UUID: @Sendable (RetryTriggerEvent) -> Void]>([:])
+
+    var observerCount: Int { handlers.withLock { $0.count } }
+
+    func observe(_ handler: @escaping @Sendable (RetryTriggerEvent) -> Void) -> RetryTriggerObservation {
+        let id = UUID()
+        handlers.withLock { $0[id] = handler }
+        return RetryTriggerObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
+    func fire(_ event: RetryTriggerEvent) {
+        handlers.withLock { Array($0.values) }.forEach { $0(event) }
+    }
+}
+
+/// Retries once after a delay too long for any test to wait, and says when it has decided.
+private struct SlowRetrier: RequestRetrier {
+    let decided = AsyncStream<Void>.makeStream()
+
+    func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+        defer { decided.continuation.yield() }
+        return request.retryCount == 0 ? .retryWithDelay(600) : .doNotRetry
+    }
+}
+
+/// The body of `/fault/flaky/:key`.
+private struct Attempts: Decodable, Sendable {
+    let attempts: Int
+}
+
+@Suite struct SessionRetryTests {
+    /// Waits until `retrier` has decided (the request is then waiting out its delay).
+    private func waitForDecision(_ retrier: SlowRetrier) async {
+        var iterator = retrier.decided.stream.makeAsyncIterator()
+        await iterator.next()
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSuccessOnTheSameOriginEndsTheWait(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let retrier = SlowRetrier()
+            let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+            let waiting = session.request(server.url("/fault/flaky/early?times=1&status=503")).validate()
+            let result = Task {
+                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+            }
+            await waitForDecision(retrier)
+            #expect(session.waitingRetryCount == 1)
+            _ = try await session.request(server.url("/get")).validate().serializingData().value
+            let answer = await result.value
+            #expect(answer??.attempts == 2, "retried at once, not after 600 s")
+            #expect(session.waitingRetryCount == 0)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSuccessElsewhereOrAFailureDoesNotEndTheWait(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            try await TestServer.withRunningServer { other in
+                let retrier = SlowRetrier()
+                let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+                let waiting = session.request(server.url("/fault/flaky/stay?times=1&status=503")).validate()
+                let result = Task { await waiting.serializingData().result }
+                await waitForDecision(retrier)
+                _ = try await session.request(other.url("/get")).serializingData().value
+                _ = await session.request(server.url("/status/500")).serializingData().result
+                #expect(session.waitingRetryCount == 1, "another origin's success, or a 500, proves nothing")
+                #expect(server.attempts(forKey: "stay") == 1)
+                waiting.cancel()
+                #expect(await result.value.failure?.isExplicitlyCancelledError == true)
+                #expect(session.waitingRetryCount == 0, "a cancelled request stops waiting")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aTriggerEndsTheWaitAndIsReleasedOnInvalidation(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let trigger = ManualTrigger()
+            let retrier = SlowRetrier()
+            let session = transport.makeSession(
+                { $0.retryTriggers = [trigger] },
+                interceptor: Interceptor(retriers: [retrier])
+            )
+            #expect(trigger.observerCount == 1)
+            let waiting = session.request(server.url("/fault/flaky/trigger?times=1&status=503")).validate()
+            let result = Task {
+                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+            }
+            await waitForDecision(retrier)
+            trigger.fire(.origin("http://elsewhere:80"))
+            #expect(session.waitingRetryCount == 1, "another origin's event")
+            trigger.fire(.all)
+            #expect(await result.value??.attempts == 2)
+            #expect(session.waitingRetryCount == 0)
+            await session.invalidate()
+            #expect(trigger.observerCount == 0, "the session stops observing")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func theDeadlineEndsAStalledAttempt(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.requestDeadline = 0.5 }
+            let start = ContinuousClock.now
+            let result = await value(within: 30) {
+                await session.request(server.url("/fault/hang?seconds=60")).serializingData().result
+            }
+            let error = result?.failure
+            #expect(error?.kind == .transportFailed)
+            #expect(error?.urlError?.code == .timedOut)
+            #expect(ContinuousClock.now - start >= .milliseconds(500))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func theDeadlineSpansRetriesAndTheirDelays(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(
+                { $0.requestDeadline = 1 },
+                interceptor: Retrier { _, _, _ in .retryWithDelay(0.3) }
+            )
+            let request = session.request(server.url("/fault/flaky/deadline?times=1000&status=503")).validate()
+            let result = await value(within: 30) { await request.serializingData().result }
+            let error = try #require(result?.failure, "retrying forever ends at the deadline")
+            // Either the last attempt's 503 (no retry fits before the deadline) or the deadline itself.
+            #expect(error.responseCode == 503 || error.urlError?.code == .timedOut, "\(error)")
+            let attempts = server.attempts(forKey: "deadline")
+            #expect(attempts >= 2 && attempts <= 5, "0.3 s apart within 1 s: \(attempts)")
+            await session.invalidate()
+        }
+    }
+}
