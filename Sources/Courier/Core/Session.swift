@@ -319,6 +319,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
         let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
         registry.withLock { $0.waitingRetries[request.id] = WaitingRetry(origin: origin, start: start) }
+        request.eventMonitor?.request(request, willRetryAfter: delay)
         // Cancelling the request cancels the sleep, so nothing waits out a long delay in vain.
         request.setPendingWork(
             Task {

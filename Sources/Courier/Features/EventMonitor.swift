@@ -39,6 +39,9 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
     func request(_ request: Request, didValidateWithError error: CourierError?)
+    /// A retrier decided to retry after `delay` seconds; the request now waits (and a
+    /// ``RetryTrigger`` or a success on its origin may end the wait early).
+    func request(_ request: Request, willRetryAfter delay: TimeInterval)
     /// A retrier decided to retry and the next attempt is starting; ``Request/retryCount`` counts it.
     func requestIsRetrying(_ request: Request)
     /// A response handler produced its response.
@@ -66,6 +69,7 @@ extension EventMonitor {
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
+    public func request(_ request: Request, willRetryAfter delay: TimeInterval) {}
     public func requestIsRetrying(_ request: Request) {}
     public func request<Value: Sendable>(
         _ request: DataRequest,
@@ -123,6 +127,9 @@ public struct CompositeEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, didValidateWithError error: CourierError?) {
         each { $0.request(request, didValidateWithError: error) }
+    }
+    public func request(_ request: Request, willRetryAfter delay: TimeInterval) {
+        each { $0.request(request, willRetryAfter: delay) }
     }
     public func requestIsRetrying(_ request: Request) { each { $0.requestIsRetrying(request) } }
     public func request<Value: Sendable>(

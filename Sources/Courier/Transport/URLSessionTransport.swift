@@ -86,6 +86,10 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         /// Whether the data task is suspended, as it is when made: URLSession counts suspensions,
         /// so each call is passed on only when it changes something.
         var isSuspended = true
+        /// Whether ``cancel()`` was called: a cancellation error is then the caller's.
+        var isCancelled = false
+        /// A `401`/`407` whose authentication challenge was declined (see ``didDeclineChallenge(with:)``).
+        var declinedChallengeResponse: HTTPURLResponse?
     }
 
     let dataTask: URLSessionDataTask
@@ -118,7 +122,14 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func cancel() {
+        state.withLock { $0.isCancelled = true }
         dataTask.cancel()
+    }
+
+    /// FoundationNetworking offered a challenge for `response` (a `401` or `407` naming an
+    /// authentication scheme) and the router declined it, which cancels the data task.
+    func didDeclineChallenge(with response: HTTPURLResponse) {
+        state.withLock { $0.declinedChallengeResponse = response }
     }
 
     func didReceive(_ response: HTTPURLResponse) {
@@ -142,6 +153,19 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didComplete(with error: (any Error)?) {
+        var error = error
+        let declined = state.withLock { progress -> HTTPURLResponse? in
+            guard !progress.completed, !progress.isCancelled, (error as NSError?)?.code == NSURLErrorCancelled else {
+                return nil
+            }
+            return progress.declinedChallengeResponse
+        }
+        if let declined {
+            // Declining the challenge cancelled the task: report the 401 itself, as Apple's
+            // URLSession does when it has no credential. Its body was never read: it arrives empty.
+            error = nil
+            didReceive(declined)
+        }
         let endDate = Date()
         let progress: Progress? = state.withLock { progress in
             guard !progress.completed else { return nil }
@@ -279,6 +303,27 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
             networkProtocolName: transaction?.networkProtocolName,
             remoteAddress: address
         )
+    }
+    #endif
+
+    #if canImport(FoundationNetworking)
+    /// Declines HTTP authentication challenges. FoundationNetworking leaves a task hanging forever
+    /// when a `401` with `WWW-Authenticate` meets default handling and no stored credential; declining
+    /// cancels it instead, and the task then reports the `401` as Apple's URLSession does.
+    /// Credentials are Courier's business (an `Authorization` header, an ``AuthenticationInterceptor``).
+    func urlSession(
+        _ session: URLSession,
+        task sessionTask: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // FoundationNetworking raises challenges for HTTP authentication only, always with the response.
+        guard let response = challenge.failureResponse as? HTTPURLResponse else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        task(for: sessionTask)?.didDeclineChallenge(with: response)
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
     #endif
 

@@ -26,13 +26,23 @@ private final class ManualTrigger: RetryTrigger {
     }
 }
 
-/// Retries once after a delay too long for any test to wait, and says when it has decided.
+/// Retries once after a delay too long for any test to wait.
 private struct SlowRetrier: RequestRetrier {
-    let decided = AsyncStream<Void>.makeStream()
-
     func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
-        defer { decided.continuation.yield() }
-        return request.retryCount == 0 ? .retryWithDelay(600) : .doNotRetry
+        request.retryCount == 0 ? .retryWithDelay(600) : .doNotRetry
+    }
+}
+
+extension SlowRetrier {
+    static var interceptor: Interceptor { Interceptor(retriers: [SlowRetrier()]) }
+}
+
+/// Says when a request starts waiting out a retry delay.
+private final class WaitMonitor: EventMonitor {
+    let waiting = AsyncStream<TimeInterval>.makeStream()
+
+    func request(_ request: Request, willRetryAfter delay: TimeInterval) {
+        waiting.continuation.yield(delay)
     }
 }
 
@@ -42,22 +52,22 @@ private struct Attempts: Decodable, Sendable {
 }
 
 @Suite struct SessionRetryTests {
-    /// Waits until `retrier` has decided (the request is then waiting out its delay).
-    private func waitForDecision(_ retrier: SlowRetrier) async {
-        var iterator = retrier.decided.stream.makeAsyncIterator()
-        await iterator.next()
+    /// Waits until a request of the session `monitor` watches is waiting out its retry delay.
+    private func waitUntilWaiting(_ monitor: WaitMonitor) async {
+        var iterator = monitor.waiting.stream.makeAsyncIterator()
+        #expect(await iterator.next() == 600)
     }
 
     @Test(arguments: TransportKind.allCases)
     func aSuccessOnTheSameOriginEndsTheWait(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
-            let retrier = SlowRetrier()
-            let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+            let monitor = WaitMonitor()
+            let session = transport.makeSession(interceptor: SlowRetrier.interceptor, eventMonitors: [monitor])
             let waiting = session.request(server.url("/fault/flaky/early?times=1&status=503")).validate()
             let result = Task {
                 await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
             }
-            await waitForDecision(retrier)
+            await waitUntilWaiting(monitor)
             #expect(session.waitingRetryCount == 1)
             _ = try await session.request(server.url("/get")).validate().serializingData().value
             let answer = await result.value
@@ -71,11 +81,11 @@ private struct Attempts: Decodable, Sendable {
     func aSuccessElsewhereOrAFailureDoesNotEndTheWait(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             try await TestServer.withRunningServer { other in
-                let retrier = SlowRetrier()
-                let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+                let monitor = WaitMonitor()
+                let session = transport.makeSession(interceptor: SlowRetrier.interceptor, eventMonitors: [monitor])
                 let waiting = session.request(server.url("/fault/flaky/stay?times=1&status=503")).validate()
                 let result = Task { await waiting.serializingData().result }
-                await waitForDecision(retrier)
+                await waitUntilWaiting(monitor)
                 _ = try await session.request(other.url("/get")).serializingData().value
                 _ = await session.request(server.url("/status/500")).serializingData().result
                 #expect(session.waitingRetryCount == 1, "another origin's success, or a 500, proves nothing")
@@ -92,17 +102,18 @@ private struct Attempts: Decodable, Sendable {
     func aTriggerEndsTheWaitAndIsReleasedOnInvalidation(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let trigger = ManualTrigger()
-            let retrier = SlowRetrier()
+            let monitor = WaitMonitor()
             let session = transport.makeSession(
                 { $0.retryTriggers = [trigger] },
-                interceptor: Interceptor(retriers: [retrier])
+                interceptor: SlowRetrier.interceptor,
+                eventMonitors: [monitor]
             )
             #expect(trigger.observerCount == 1)
             let waiting = session.request(server.url("/fault/flaky/trigger?times=1&status=503")).validate()
             let result = Task {
                 await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
             }
-            await waitForDecision(retrier)
+            await waitUntilWaiting(monitor)
             trigger.fire(.origin("http://elsewhere:80"))
             #expect(session.waitingRetryCount == 1, "another origin's event")
             trigger.fire(.all)
@@ -133,8 +144,8 @@ private struct Attempts: Decodable, Sendable {
     func theDeadlineSpansRetriesAndTheirDelays(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession(
-                { $0.requestDeadline = 1 },
-                interceptor: Retrier { _, _, _ in .retryWithDelay(0.3) }
+                { $0.requestDeadline = 4 },
+                interceptor: Retrier { _, _, _ in .retryWithDelay(0.5) }
             )
             let request = session.request(server.url("/fault/flaky/deadline?times=1000&status=503")).validate()
             let result = await value(within: 30) { await request.serializingData().result }
@@ -142,7 +153,7 @@ private struct Attempts: Decodable, Sendable {
             // Either the last attempt's 503 (no retry fits before the deadline) or the deadline itself.
             #expect(error.responseCode == 503 || error.urlError?.code == .timedOut, "\(error)")
             let attempts = server.attempts(forKey: "deadline")
-            #expect(attempts >= 2 && attempts <= 5, "0.3 s apart within 1 s: \(attempts)")
+            #expect(attempts >= 2 && attempts <= 9, "0.5 s apart within 4 s: \(attempts)")
             await session.invalidate()
         }
     }

@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// @unchecked Sendable: the credential, the refresh under way and the refresh times sit in
+// `state`, behind one lock.
+/// Adds a credential to every request and renews it when it expires or a server refuses it,
+/// with one refresh however many requests need it.
+///
+/// ```swift
+/// let interceptor = AuthenticationInterceptor(authenticator: OAuthAuthenticator(), credential: token)
+/// let session = Session(interceptor: interceptor)
+/// ```
+///
+/// Before each attempt, a credential that ``AuthenticationCredential/requiresRefresh`` is
+/// refreshed first. After a failure the ``Authenticator`` attributes to the credential (a `401` by
+/// default), the request is retried: at once if the credential was renewed since it was sent,
+/// otherwise after a refresh. Requests that need a refresh while one is under way wait for it, so
+/// fifty requests refused together cause one refresh; if it fails, all fifty fail with its error
+/// (``CourierError/Kind/requestRetryFailed``). More than ``RefreshWindow/maximumAttempts``
+/// refreshes within ``RefreshWindow/interval`` fail with ``AuthenticationError/excessiveRefresh``.
+public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: RequestInterceptor, @unchecked Sendable
+{
+    /// The credential type of the authenticator.
+    public typealias Credential = AuthenticatorType.Credential
+
+    /// How many refreshes may happen within how long before refreshing is taken to be looping.
+    public struct RefreshWindow: Sendable {
+        /// The span, in seconds, in which refreshes are counted.
+        public var interval: TimeInterval
+        /// The most refreshes allowed within ``interval``.
+        public var maximumAttempts: Int
+
+        /// A window of `maximumAttempts` refreshes per `interval` seconds (by default 5 per 30 s).
+        public init(interval: TimeInterval = 30, maximumAttempts: Int = 5) {
+            self.interval = interval
+            self.maximumAttempts = maximumAttempts
+        }
+    }
+
+    private struct State {
+        var credential: Credential?
+        var refresh: Task<Credential, any Error>?
+        var refreshTimes: [ContinuousClock.Instant] = []
+    }
+
+    /// The authenticator that applies and refreshes credentials.
+    public let authenticator: AuthenticatorType
+    /// The refresh limit.
+    public let refreshWindow: RefreshWindow
+    private let state: Protected<State>
+
+    /// An interceptor adding `credential` (set it later with ``credential`` if you have none yet).
+    public init(authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow = .init())
+    {
+        self.authenticator = authenticator
+        self.refreshWindow = refreshWindow
+        self.state = Protected(State(credential: credential))
+    }
+
+    /// The credential added to requests; setting it (after a login, say) takes effect from the next attempt.
+    public var credential: Credential? {
+        get { state.withLock { $0.credential } }
+        set { state.withLock { $0.credential = newValue } }
+    }
+
+    /// Adds the credential, refreshing it first when it requires that.
+    public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
+        guard var credential = credential else { throw AuthenticationError.missingCredential }
+        if credential.requiresRefresh {
+            credential = try await refreshed(credential, for: session)
+        }
+        var urlRequest = urlRequest
+        authenticator.apply(credential, to: &urlRequest)
+        return urlRequest
+    }
+
+    /// Retries a request the authenticator says its credential failed, refreshing the credential
+    /// unless that has happened since the request was sent.
+    public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+        guard let urlRequest = request.request, let response = request.response,
+            authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
+        else { return .doNotRetry }
+        guard let credential = credential else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
+        guard authenticator.isRequest(urlRequest, authenticatedWith: credential) else { return .retry }
+        do {
+            _ = try await refreshed(credential, for: session)
+            return .retry
+        } catch {
+            return .doNotRetryWithError(error)
+        }
+    }
+
+    /// The refreshed credential: joins the refresh under way, or starts one (within the window).
+    private func refreshed(_ credential: Credential, for session: Session) async throws -> Credential {
+        let authenticator = self.authenticator
+        let window = refreshWindow
+        let now = ContinuousClock.now
+        let refresh = state.withLock { state -> Task<Credential, any Error> in
+            if let refresh = state.refresh { return refresh }
+            state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(window.interval * 1e9)) }
+            guard state.refreshTimes.count < window.maximumAttempts else {
+                return Task { throw AuthenticationError.excessiveRefresh }
+            }
+            state.refreshTimes.append(now)
+            let refresh = Task { try await authenticator.refresh(credential, for: session) }
+            state.refresh = refresh
+            return refresh
+        }
+        do {
+            let fresh = try await refresh.value
+            state.withLock { state in
+                guard state.refresh == refresh else { return }
+                state.credential = fresh
+                state.refresh = nil
+            }
+            return fresh
+        } catch {
+            state.withLock { state in
+                if state.refresh == refresh { state.refresh = nil }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A user and password for `/basic-auth/:user/:passwd`, which accepts only the password in its path.
+private struct Password: AuthenticationCredential, Equatable {
+    let password: String
+    var requiresRefresh = false
+}
+
+/// Sends Basic credentials and refreshes them with `renew`, counting refreshes; a refresh can be
+/// held until the test releases it, so that many requests need it at once.
+private final class PasswordAuthenticator: Authenticator {
+    private let refreshes = Mutex(0)
+    private let gate: AsyncStream<Void>?
+    private let renew: @Sendable (Password) throws -> Password
+
+    init(gate: AsyncStream<Void>? = nil, renew: @escaping @Sendable (Password) throws -> Password) {
+        self.gate = gate
+        self.renew = renew
+    }
+
+    var refreshCount: Int { refreshes.withLock { $0 } }
+
+    func apply(_ credential: Password, to urlRequest: inout URLRequest) {
+        let encoded = Data("user:\(credential.password)".utf8).base64EncodedString()
+        urlRequest.setValue("Basic \(encoded)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ credential: Password, for session: Session) async throws -> Password {
+        let isFirst = refreshes.withLock { count in
+            count += 1
+            return count == 1
+        }
+        // Only the first refresh is held: a request refused after it ended starts its own.
+        if isFirst, let gate {
+            for await _ in gate { break }
+        }
+        return try renew(credential)
+    }
+
+    func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Password) -> Bool {
+        var expected = urlRequest
+        apply(credential, to: &expected)
+        return urlRequest.value(forHTTPHeaderField: "Authorization")
+            == expected.value(forHTTPHeaderField: "Authorization")
+    }
+}
+
+private struct RefreshFailure: Error, Equatable {}
+
+@Suite struct AuthenticationInterceptorTests {
+    private static let concurrency = 50
+
+    @Test(arguments: TransportKind.allCases)
+    func manyRefusedRequestsShareOneRefresh(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let authenticator = PasswordAuthenticator(gate: gate) { _ in Password(password: "new") }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old")
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            let url = server.url("/basic-auth/user/new")
+            let results = Task {
+                await withTaskGroup(of: Result<Data, CourierError>.self) { group in
+                    for _ in 0..<Self.concurrency {
+                        group.addTask { await session.request(url).validate().serializingData().result }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            // Every request has been refused with the old password before the refresh may end.
+            try await server.waitForRequests(Self.concurrency)
+            release.yield()
+            let outcomes = await results.value
+            #expect(outcomes.allSatisfy { (try? $0.get()) != nil }, "all retried with the new password")
+            #expect(authenticator.refreshCount == 1)
+            #expect(interceptor.credential == Password(password: "new"))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFailedRefreshFailsEveryWaitingRequest(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let authenticator = PasswordAuthenticator(gate: gate) { _ in throw RefreshFailure() }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old")
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            let url = server.url("/basic-auth/user/new")
+            let results = Task {
+                await withTaskGroup(of: CourierError?.self) { group in
+                    for _ in 0..<10 {
+                        group.addTask { await session.request(url).validate().serializingData().result.failure }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            try await server.waitForRequests(10)
+            release.yield()
+            let errors = await results.value
+            #expect(errors.allSatisfy { $0?.kind == .requestRetryFailed })
+            #expect(errors.allSatisfy { $0?.underlyingError as? RefreshFailure == RefreshFailure() })
+            // Requests refused after the failed refresh ended try one of their own, which fails too.
+            #expect(authenticator.refreshCount >= 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anExpiredCredentialIsRefreshedBeforeSending(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let authenticator = PasswordAuthenticator { _ in Password(password: "new") }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old", requiresRefresh: true)
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            _ = try await session.request(server.url("/basic-auth/user/new")).validate().serializingData().value
+            _ = try await session.request(server.url("/basic-auth/user/new")).validate().serializingData().value
+            #expect(authenticator.refreshCount == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRefreshLoopStops(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // Every refresh yields a password the server still refuses.
+            let authenticator = PasswordAuthenticator { _ in Password(password: "still-wrong") }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old"),
+                refreshWindow: .init(interval: 60, maximumAttempts: 3)
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            let error = await session.request(server.url("/basic-auth/user/new")).validate().serializingData().result
+                .failure
+            #expect(error?.kind == .requestRetryFailed)
+            #expect(error?.underlyingError as? AuthenticationError == .excessiveRefresh)
+            #expect(authenticator.refreshCount == 3)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func noCredentialFailsBeforeSending(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let authenticator = PasswordAuthenticator { $0 }
+            let session = transport.makeSession(interceptor: AuthenticationInterceptor(authenticator: authenticator))
+            let error = await session.request(server.url("/basic-auth/user/new")).serializingData().result.failure
+            #expect(error?.kind == .requestAdaptationFailed)
+            #expect(error?.underlyingError as? AuthenticationError == .missingCredential)
+            await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
+            await session.invalidate()
+        }
+    }
+}
