@@ -1,0 +1,57 @@
+#if os(Linux)
+extension NetworkMonitor {
+    /// Turns rtnetlink messages into ``NetworkPathEvent``s: a value with no I/O, no lock and no
+    /// clock, fed by the reader thread and unit-tested with hand-built messages.
+    ///
+    /// The kernel sends `RTM_NEWLINK` for every change of an interface (flags, carrier, MTU,
+    /// statistics), so the tracker remembers whether each interface was last seen usable and
+    /// reports ``NetworkPathEvent/Kind/linkUp`` and ``NetworkPathEvent/Kind/linkDown`` only when
+    /// that changes (the first sighting of an interface counts as a change). It also remembers the
+    /// interface names, since address messages carry only an index (IPv6 ones carry no label).
+    struct LinkTracker {
+        private struct Link {
+            var name: String
+            var isUsable: Bool
+        }
+
+        /// What the tracker knows of each interface, by index.
+        private var links: [Int32: Link] = [:]
+
+        /// The events `messages` amount to, in order. `interfaceName` names an interface the
+        /// tracker has not seen a link message for (the reader passes `if_indextoname`); when it
+        /// cannot either, the event names the interface by its index, as `#3`.
+        mutating func events(
+            for messages: [NetlinkMessage],
+            interfaceName: (Int32) -> String? = { _ in nil }
+        ) -> [NetworkPathEvent] {
+            var events: [NetworkPathEvent] = []
+            for message in messages {
+                switch message {
+                case .link(let index, let name, let isUp, let isRunning):
+                    let name = name ?? links[index]?.name ?? interfaceName(index) ?? "#\(index)"
+                    let isUsable = isUp && isRunning
+                    let wasUsable = links[index]?.isUsable
+                    links[index] = Link(name: name, isUsable: isUsable)
+                    if wasUsable != isUsable {
+                        events.append(isUsable ? .linkUp(interface: name) : .linkDown(interface: name))
+                    }
+                case .linkRemoved(let index, let name):
+                    let known = links.removeValue(forKey: index)
+                    let name = name ?? known?.name ?? "#\(index)"
+                    if known?.isUsable != false {
+                        events.append(.linkDown(interface: name))
+                    }
+                case .address(let isAdded, let index, let label):
+                    // An IPv4 label may be an alias such as `eth0:1`; the link's name is what
+                    // link events use, so prefer it.
+                    let name = links[index]?.name ?? label ?? interfaceName(index) ?? "#\(index)"
+                    events.append(isAdded ? .addressAdded(interface: name) : .addressRemoved(interface: name))
+                case .route(let isAdded):
+                    events.append(isAdded ? .routeAdded : .routeRemoved)
+                }
+            }
+            return events
+        }
+    }
+}
+#endif
