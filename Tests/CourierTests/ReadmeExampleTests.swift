@@ -77,4 +77,48 @@ import Testing
             await session.invalidate()
         }
     }
+
+    struct Token: AuthenticationCredential {
+        let value: String
+        let expiration: Date
+        var requiresRefresh: Bool { Date(timeIntervalSinceNow: 60) > expiration }
+    }
+
+    struct TokenAuthenticator: Authenticator {
+        func apply(_ token: Token, to request: inout URLRequest) {
+            request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ token: Token, for session: Session) async throws -> Token {
+            Token(value: "fresh", expiration: Date(timeIntervalSinceNow: 3600))
+        }
+        func isRequest(_ request: URLRequest, authenticatedWith token: Token) -> Bool {
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token.value)"
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func authenticationExampleWorks(overAsyncHTTPClient: Bool) async throws {
+        try await TestServer.withRunningServer { server in
+            let base = server.baseURL.absoluteString
+            let transport: any Transport = overAsyncHTTPClient ? AsyncHTTPClientTransport() : URLSessionTransport()
+            let expired = Token(value: "stale", expiration: .distantPast)
+            let interceptor = AuthenticationInterceptor(authenticator: TokenAuthenticator(), credential: expired)
+            let authenticated = Session(transport: transport, interceptor: interceptor)
+            let request = authenticated.request("\(base)/bearer").validate()
+            _ = try await request.serializingData().value
+            #expect(request.lastRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer fresh")
+            await authenticated.invalidate()
+        }
+    }
+
+    @Test func budgetExampleConfigures() {
+        let configuration = Session.Configuration {
+            $0.retryBudget = RetryBudget(ratio: 0.1)
+            $0.requestDeadline = 10
+            $0.retryTriggers = [NetworkMonitor()]
+        }
+        #expect(configuration.retryBudget?.ratio == 0.1)
+        #expect(configuration.requestDeadline == 10)
+        #expect(configuration.retryTriggers.count == 1)
+    }
 }

@@ -157,4 +157,42 @@ private struct Attempts: Decodable, Sendable {
             await session.invalidate()
         }
     }
+
+    #if os(Linux)
+    @Test(
+        .enabled(
+            if: NetworkNamespace.canCreate,
+            "`ip netns add` was refused: creating network namespaces needs root or CAP_SYS_ADMIN"
+        ),
+        arguments: TransportKind.allCases
+    )
+    func connectivityReturningEndsTheWait(transport: TransportKind) async throws {
+        let namespace = try NetworkNamespace.create()
+        defer { namespace.delete() }
+        try namespace.ip("link", "add", "veth0", "type", "veth", "peer", "name", "veth1")
+        let monitor = NetworkMonitor(networkNamespacePath: namespace.path)
+        defer { monitor.stop() }
+        try await TestServer.withRunningServer { server in
+            let waits = WaitMonitor()
+            let session = transport.makeSession(
+                {
+                    $0.retryTriggers = [monitor]
+                    $0.retriesEarlyWhenOriginRecovers = false
+                },
+                interceptor: SlowRetrier.interceptor,
+                eventMonitors: [waits]
+            )
+            let waiting = session.request(server.url("/fault/flaky/netns?times=1&status=503")).validate()
+            let result = Task {
+                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+            }
+            await waitUntilWaiting(waits)
+            // The "network" comes back: a link in the monitored namespace goes up.
+            try namespace.ip("link", "set", "veth1", "up")
+            try namespace.ip("link", "set", "veth0", "up")
+            #expect(await result.value??.attempts == 2, "retried when the link came up, not after 600 s")
+            await session.invalidate()
+        }
+    }
+    #endif
 }

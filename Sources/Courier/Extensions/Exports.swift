@@ -1,0 +1,6 @@
+// Courier's API speaks URLRequest and HTTPURLResponse, which live in FoundationNetworking on
+// Linux: re-exporting it means `import Courier` is enough there too, as on Apple platforms.
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif
+@_exported import Foundation
