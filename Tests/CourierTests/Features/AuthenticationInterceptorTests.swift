@@ -93,9 +93,11 @@ private struct RefreshFailure: Error, Equatable {}
         try await TestServer.withRunningServer { server in
             let (gate, release) = AsyncStream<Void>.makeStream()
             let authenticator = PasswordAuthenticator(gate: gate) { _ in throw RefreshFailure() }
+            // A roomy window: requests refused after the failed refresh each try one of their own.
             let interceptor = AuthenticationInterceptor(
                 authenticator: authenticator,
-                credential: Password(password: "old")
+                credential: Password(password: "old"),
+                refreshWindow: .init(interval: 30, maximumAttempts: 100)
             )
             let session = transport.makeSession(interceptor: interceptor)
             let url = server.url("/basic-auth/user/new")
