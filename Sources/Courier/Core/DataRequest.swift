@@ -38,15 +38,36 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
     // MARK: - Transport events
 
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
+        typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
+        let (isCurrent, headValidator) = mutableState.withLock { state -> (Bool, HeadValidator?) in
+            guard state.task === task else { return (false, nil) }
             state.response = response
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = response.expectedContentLength
+            return (true, state.headValidator)
+        }
+        guard isCurrent else { return }
+        eventMonitor?.request(self, didReceive: response)
+        if let (queue, validate) = headValidator {
+            queue.async { [self] in
+                do {
+                    try validate(response)
+                } catch {
+                    reject(task, because: .responseValidationFailed(.customValidationFailed(error: error)))
+                }
+            }
+        }
+    }
+
+    /// Stops an attempt whose head was rejected; its completion then fails with `error`.
+    private func reject(_ task: any TransportTask, because error: CourierError) {
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task, state.headRejection == nil else { return false }
+            state.headRejection = error
             return true
         }
-        if isCurrent { eventMonitor?.request(self, didReceive: response) }
+        if isCurrent { task.cancel() }
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
@@ -96,19 +117,21 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
-            guard state.task === task else { return .ignore }
+        let (action, rejection) = mutableState.withLock {
+            state -> (StateMachine.CompletionAction, CourierError?) in
+            guard state.task === task else { return (.ignore, nil) }
             state.metrics.append(metrics)
             let action = state.machine.attemptCompleted()
             // Between attempts no task is current, so a late event of this one is ignored.
             if action == .complete { state.task = nil }
-            return action
+            return (action, state.headRejection)
         }
         guard action == .complete else { return }
-        let transportError = error.map(CourierError.transportFailed)
-        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: transportError)
-        if let transportError {
-            retryOrFinish(error: transportError)
+        // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
+        let attemptError = rejection ?? error.map(CourierError.transportFailed)
+        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
+        if let attemptError {
+            retryOrFinish(error: attemptError)
             return
         }
         // Validators are user code: run them off the transport's thread (an event loop, with

@@ -76,6 +76,10 @@ public class Request: @unchecked Sendable {
         var error: CourierError?
         var retryCount = 0
         var validators: [@Sendable (Request) -> CourierError?] = []
+        /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
+        var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
+        /// Why the head validator rejected the current attempt, which was then cancelled.
+        var headRejection: CourierError?
         var finishHandlers: [@Sendable () -> Void] = []
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64 = -1
@@ -369,6 +373,7 @@ public class Request: @unchecked Sendable {
             guard state.machine.retry() == .startAttempt else { return false }
             state.retryCount += 1
             state.error = nil
+            state.headRejection = nil
             state.response = nil
             state.data = nil
             state.bytesReceived = 0
@@ -463,6 +468,7 @@ public class Request: @unchecked Sendable {
         state.deadlineTask?.cancel()
         state.deadlineTask = nil
         state.validators.removeAll()
+        state.headValidator = nil
         state.downloadProgressHandler = nil
         state.uploadProgressHandler = nil
         return handlers

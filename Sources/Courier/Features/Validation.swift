@@ -25,6 +25,20 @@ extension DataRequest {
         }
     }
 
+    /// Checks each attempt's response head as soon as it arrives, before the body is read: throw
+    /// to stop the transfer (a `503` page, an HTML error where JSON was expected, a body too big
+    /// by its `Content-Length`). The attempt then fails with
+    /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)`` carrying your error,
+    /// which retriers see like any other failure. Runs on `queue`; a later call replaces it.
+    @discardableResult
+    public func validateResponseHead(
+        queue: DispatchQueue = .courierCallbacks,
+        _ validation: @escaping @Sendable (HTTPURLResponse) throws -> Void
+    ) -> Self {
+        mutableState.withLock { $0.headValidator = (queue, validation) }
+        return self
+    }
+
     /// Fails the request unless its status code is in `acceptableStatusCodes`, e.g. `200..<300`.
     @discardableResult
     public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
