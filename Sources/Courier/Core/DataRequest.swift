@@ -45,29 +45,41 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = response.expectedContentLength
+            if state.headValidator != nil { state.headCheckTask = task }
             return (true, state.headValidator)
         }
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: response)
         if let (queue, validate) = headValidator {
             queue.async { [self] in
+                var rejection: CourierError?
                 do {
                     try validate(response)
                 } catch {
-                    reject(task, because: .responseValidationFailed(.customValidationFailed(error: error)))
+                    rejection = .responseValidationFailed(.customValidationFailed(error: error))
                 }
+                didCheckHead(of: task, rejection: rejection)
             }
         }
     }
 
-    /// Stops an attempt whose head was rejected; its completion then fails with `error`.
-    private func reject(_ task: any TransportTask, because error: CourierError) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task, state.headRejection == nil else { return false }
-            state.headRejection = error
-            return true
+    /// The head validator's verdict: a rejection stops the transfer (its completion then fails
+    /// with it); a completion that came first, and waited, is replayed now.
+    private func didCheckHead(of task: any TransportTask, rejection: CourierError?) {
+        let (isCurrent, parked) = mutableState.withLock {
+            state -> (Bool, (error: URLError?, metrics: RequestMetrics)?) in
+            guard state.headCheckTask === task else { return (false, nil) }
+            state.headCheckTask = nil
+            if let rejection { state.headRejection = rejection }
+            defer { state.parkedCompletion = nil }
+            return (true, state.parkedCompletion)
         }
-        if isCurrent { task.cancel() }
+        guard isCurrent else { return }
+        if let parked {
+            transportTask(task, didCompleteWith: parked.error, metrics: parked.metrics)
+        } else if rejection != nil {
+            task.cancel()
+        }
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
@@ -120,6 +132,11 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         let (action, rejection) = mutableState.withLock {
             state -> (StateMachine.CompletionAction, CourierError?) in
             guard state.task === task else { return (.ignore, nil) }
+            if state.headCheckTask === task {
+                // The head is still being checked: its verdict decides how this attempt ended.
+                state.parkedCompletion = (error, metrics)
+                return (.ignore, nil)
+            }
             state.metrics.append(metrics)
             let action = state.machine.attemptCompleted()
             // Between attempts no task is current, so a late event of this one is ignored.

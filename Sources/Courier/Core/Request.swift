@@ -80,6 +80,10 @@ public class Request: @unchecked Sendable {
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
         /// Why the head validator rejected the current attempt, which was then cancelled.
         var headRejection: CourierError?
+        /// The task whose head is being checked; its completion waits for the verdict.
+        var headCheckTask: (any TransportTask)?
+        /// A completion that arrived while its head was being checked, replayed after the verdict.
+        var parkedCompletion: (error: URLError?, metrics: RequestMetrics)?
         var finishHandlers: [@Sendable () -> Void] = []
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64 = -1
@@ -374,6 +378,8 @@ public class Request: @unchecked Sendable {
             state.retryCount += 1
             state.error = nil
             state.headRejection = nil
+            state.headCheckTask = nil
+            state.parkedCompletion = nil
             state.response = nil
             state.data = nil
             state.bytesReceived = 0

@@ -67,9 +67,13 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Where serializers run: each request gets a serial queue targeting this one.
     public let serializationQueue: DispatchQueue
 
-    /// A request waiting out a retry delay: its origin, and what starts its retry at once.
+    /// A request waiting out a retry delay: its origin, which wait it is, whether the server set
+    /// the delay, and what starts its retry at once.
     private struct WaitingRetry {
         let origin: String?
+        let retryCount: Int
+        /// A `Retry-After` the server sent is its own word on when to come back: no early release.
+        let isServerDelay: Bool
         let start: @Sendable () -> Void
     }
 
@@ -109,10 +113,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     }
 
     deinit {
-        let requests = registry.withLock { state -> [Request] in
-            state.triggerObservations.forEach { $0.cancel() }
-            return Array(state.requests.values)
+        let (requests, observations) = registry.withLock { state in
+            (Array(state.requests.values), state.triggerObservations)
         }
+        // Outside the lock: a trigger may hold its own lock while it calls the session.
+        observations.forEach { $0.cancel() }
         requests.forEach { $0.cancel() }
         let transport = self.transport
         Task { await transport.invalidate() }
@@ -313,12 +318,24 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         let retryCount = request.retryCount
         let start: @Sendable () -> Void = { [weak self, weak request] in
             guard let self, let request else { return }
-            registry.withLock { _ = $0.waitingRetries.removeValue(forKey: request.id) }
+            registry.withLock { state in
+                if state.waitingRetries[request.id]?.retryCount == retryCount {
+                    state.waitingRetries.removeValue(forKey: request.id)
+                }
+            }
             guard request.prepareForRetry(afterRetryCount: retryCount) else { return }
             startAttempt(of: request)
         }
-        let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
-        registry.withLock { $0.waitingRetries[request.id] = WaitingRetry(origin: origin, start: start) }
+        let waiting = WaitingRetry(
+            origin: request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:)),
+            retryCount: retryCount,
+            isServerDelay: request.response?.value(forHTTPHeaderField: "Retry-After") != nil,
+            start: start
+        )
+        // Only while the session still holds the request: one that finished meanwhile waits for nothing.
+        registry.withLock { state in
+            if state.requests[request.id] != nil { state.waitingRetries[request.id] = waiting }
+        }
         request.eventMonitor?.request(request, willRetryAfter: delay)
         // Cancelling the request cancels the sleep, so nothing waits out a long delay in vain.
         request.setPendingWork(
@@ -334,6 +351,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     func startWaitingRetries(for event: RetryTriggerEvent) {
         let starts = registry.withLock { state -> [@Sendable () -> Void] in
             let released = state.waitingRetries.filter { _, waiting in
+                guard !waiting.isServerDelay else { return false }
                 switch event {
                 case .all: return true
                 case .origin(let origin): return waiting.origin == origin

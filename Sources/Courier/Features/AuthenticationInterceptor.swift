@@ -42,6 +42,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     private struct State {
         var credential: Credential?
+        /// Counts credential changes, so a request can tell whether its credential is still current.
+        var generation = 0
         var refresh: Task<Credential, any Error>?
         var refreshTimes: [ContinuousClock.Instant] = []
     }
@@ -63,14 +65,22 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
     /// The credential added to requests; setting it (after a login, say) takes effect from the next attempt.
     public var credential: Credential? {
         get { state.withLock { $0.credential } }
-        set { state.withLock { $0.credential = newValue } }
+        set {
+            state.withLock { state in
+                state.credential = newValue
+                state.generation += 1
+                // A refresh under way renews what this replaces: its result must not overwrite it.
+                state.refresh = nil
+            }
+        }
     }
 
     /// Adds the credential, refreshing it first when it requires that.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
-        guard var credential = credential else { throw AuthenticationError.missingCredential }
+        let (current, generation) = state.withLock { ($0.credential, $0.generation) }
+        guard var credential = current else { throw AuthenticationError.missingCredential }
         if credential.requiresRefresh {
-            credential = try await refreshed(credential, for: session)
+            credential = try await refreshed(from: generation, for: session)
         }
         var urlRequest = urlRequest
         authenticator.apply(credential, to: &urlRequest)
@@ -83,23 +93,30 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         guard let urlRequest = request.request, let response = request.response,
             authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
         else { return .doNotRetry }
-        guard let credential = credential else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
+        let (current, generation) = state.withLock { ($0.credential, $0.generation) }
+        guard let credential = current else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
         guard authenticator.isRequest(urlRequest, authenticatedWith: credential) else { return .retry }
         do {
-            _ = try await refreshed(credential, for: session)
+            _ = try await refreshed(from: generation, for: session)
             return .retry
         } catch {
             return .doNotRetryWithError(error)
         }
     }
 
-    /// The refreshed credential: joins the refresh under way, or starts one (within the window).
-    private func refreshed(_ credential: Credential, for session: Session) async throws -> Credential {
+    /// A credential newer than `generation`: the current one if it has changed since, else the
+    /// result of the refresh under way, or of a new one (within the window). Decided under the
+    /// lock, so a request that saw an old credential never refreshes a new one again.
+    private func refreshed(from generation: Int, for session: Session) async throws -> Credential {
         let authenticator = self.authenticator
         let window = refreshWindow
         let now = ContinuousClock.now
         let refresh = state.withLock { state -> Task<Credential, any Error> in
+            if state.generation != generation, let current = state.credential { return Task { current } }
             if let refresh = state.refresh { return refresh }
+            guard let credential = state.credential else {
+                return Task { throw AuthenticationError.missingCredential }
+            }
             state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(window.interval * 1e9)) }
             guard state.refreshTimes.count < window.maximumAttempts else {
                 return Task { throw AuthenticationError.excessiveRefresh }
@@ -114,6 +131,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
             state.withLock { state in
                 guard state.refresh == refresh else { return }
                 state.credential = fresh
+                state.generation += 1
                 state.refresh = nil
             }
             return fresh

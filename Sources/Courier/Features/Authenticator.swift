@@ -14,7 +14,9 @@ public protocol Authenticator: Sendable {
     func apply(_ credential: Credential, to urlRequest: inout URLRequest)
 
     /// Returns a fresh credential in place of `credential`, for example by calling the API's token
-    /// endpoint (with `session`, or another). Throwing fails every request waiting for it.
+    /// endpoint. Throwing fails every request waiting for it. Call the endpoint with a session (or
+    /// a request) this interceptor does not serve: a token request that needed a refresh itself
+    /// would wait for its own result.
     func refresh(_ credential: Credential, for session: Session) async throws -> Credential
 
     /// Whether `urlRequest` failed because its credential was refused, so a refresh may help.

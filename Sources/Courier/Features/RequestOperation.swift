@@ -26,9 +26,15 @@ open class RequestOperation: Operation, @unchecked Sendable {
     private struct State {
         var isExecuting = false
         var isFinished = false
+        /// Set by the one caller that finishes the operation, before it tells observers.
+        var isFinishing = false
         var request: DataRequest?
-        var response: DataResponse<Data, CourierError>?
+        var response: DataResponse<Data?, CourierError>?
     }
+
+    /// Where the operation learns that its request ended: never the caller's queue, so a thread
+    /// blocked in `waitUntilAllOperationsAreFinished()` (the main thread, say) cannot stall it.
+    private static let completionQueue = DispatchQueue(label: "Courier.RequestOperation", attributes: .concurrent)
 
     /// The session that runs the request.
     public let session: Session
@@ -68,8 +74,9 @@ open class RequestOperation: Operation, @unchecked Sendable {
 
     /// The request, once the operation has started.
     public var request: DataRequest? { state.withLock { $0.request } }
-    /// The outcome, once the operation has finished: the body, or why it failed.
-    public var response: DataResponse<Data, CourierError>? { state.withLock { $0.response } }
+    /// The outcome, once the operation has finished: the body (`nil` or empty when the server
+    /// sent none), or why it failed.
+    public var response: DataResponse<Data?, CourierError>? { state.withLock { $0.response } }
 
     /// Always `true`: the operation runs its request without holding a thread.
     open override var isAsynchronous: Bool { true }
@@ -92,7 +99,7 @@ open class RequestOperation: Operation, @unchecked Sendable {
         if let acceptableStatusCodes { request.validate(statusCode: acceptableStatusCodes) }
         request
             .validateResponseHead(queue: callbackQueue) { [self] head in try validateResponseHead(head) }
-            .responseData(queue: callbackQueue) { [self] response in markFinished(with: response) }
+            .response(queue: Self.completionQueue) { [self] response in markFinished(with: response) }
         if isCancelled { request.cancel() }  // Cancelled while the request was being made.
     }
 
@@ -122,10 +129,11 @@ open class RequestOperation: Operation, @unchecked Sendable {
 
     // MARK: - Finishing
 
-    /// Records the outcome and finishes, once.
-    private func markFinished(with response: DataResponse<Data, CourierError>?) {
+    /// Records the outcome and finishes, once: whoever calls first claims the finish under the lock.
+    private func markFinished(with response: DataResponse<Data?, CourierError>?) {
         let wasExecuting = state.withLock { state -> Bool? in
-            guard !state.isFinished else { return nil }
+            guard !state.isFinished, !state.isFinishing else { return nil }
+            state.isFinishing = true
             return state.isExecuting
         }
         guard let wasExecuting else { return }

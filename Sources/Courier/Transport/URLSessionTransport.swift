@@ -318,7 +318,10 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // FoundationNetworking raises challenges for HTTP authentication only, always with the response.
-        guard let response = challenge.failureResponse as? HTTPURLResponse else {
+        // A credential it can offer itself (from its storage or the URL) gets one try, as on Apple.
+        guard let response = challenge.failureResponse as? HTTPURLResponse,
+            challenge.proposedCredential == nil || challenge.previousFailureCount > 0
+        else {
             completionHandler(.performDefaultHandling, nil)
             return
         }

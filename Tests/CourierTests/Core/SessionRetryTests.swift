@@ -153,7 +153,10 @@ private struct Attempts: Decodable, Sendable {
             // Either the last attempt's 503 (no retry fits before the deadline) or the deadline itself.
             #expect(error.responseCode == 503 || error.urlError?.code == .timedOut, "\(error)")
             let attempts = server.attempts(forKey: "deadline")
-            #expect(attempts >= 2 && attempts <= 9, "0.5 s apart within 4 s: \(attempts)")
+            #expect(
+                attempts >= 2 && attempts <= 9,
+                "0.5 s apart within 4 s: \(attempts) \(error) \(request.retryCount)"
+            )
             await session.invalidate()
         }
     }
