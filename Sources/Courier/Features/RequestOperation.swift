@@ -18,10 +18,11 @@ import FoundationNetworking
 ///
 /// The operation finishes (``isFinished`` becomes `true`, exactly once) after the request's final
 /// attempt; cancelling it cancels the request. Subclass it to customise, as with
-/// URLRequestOperation: ``prepare(_:)`` changes the URLRequest before each attempt and may fail
-/// it; ``validateResponseHead(_:)`` rejects a response before its body is read;
-/// ``computeRetryInfo(for:dueTo:)`` decides retries, by default with ``retryPolicy`` (whose delays a
-/// session's retry triggers cut short).
+/// URLRequestOperation; each override point runs on ``callbackQueue``:
+/// ``prepare(_:completion:)`` changes the URLRequest before each attempt and may fail it;
+/// ``validateResponseHead(_:)`` rejects a response before its body is read;
+/// ``computeRetryInfo(for:dueTo:completion:)`` decides retries, by default with ``retryPolicy``
+/// (whose delays a session's retry triggers cut short).
 open class RequestOperation: Operation, @unchecked Sendable {
     private struct State {
         var isExecuting = false
@@ -40,7 +41,8 @@ open class RequestOperation: Operation, @unchecked Sendable {
     public let session: Session
     /// What builds the URLRequest.
     public let requestConvertible: any URLRequestConvertible
-    /// Where ``validateResponseHead(_:)`` and the completion run.
+    /// Where the override points run: ``prepare(_:completion:)``, ``validateResponseHead(_:)``
+    /// and ``computeRetryInfo(for:dueTo:completion:)``.
     public let callbackQueue: DispatchQueue
     /// The policy ``computeRetryInfo(for:dueTo:)`` applies unless overridden.
     public let retryPolicy: RetryPolicy
@@ -53,7 +55,7 @@ open class RequestOperation: Operation, @unchecked Sendable {
     /// - Parameters:
     ///   - session: Runs the request; its interceptor, monitors and triggers apply after this operation's.
     ///   - request: The request, such as a `URLRequest`.
-    ///   - callbackQueue: Where ``validateResponseHead(_:)`` runs.
+    ///   - callbackQueue: Where the override points run.
     ///   - retryPolicy: What ``computeRetryInfo(for:dueTo:)`` applies by default.
     ///   - acceptableStatusCodes: The statuses that count as success (`2xx` by default); `nil`
     ///     accepts any answer.
@@ -111,20 +113,31 @@ open class RequestOperation: Operation, @unchecked Sendable {
 
     // MARK: - Override points
 
-    /// Returns the URLRequest to send for the next attempt (each retry starts again from the one
-    /// the operation was given). Throwing fails the attempt, which ``computeRetryInfo(for:dueTo:)``
-    /// may still retry. By default, returns it unchanged.
-    open func prepare(_ urlRequest: URLRequest) async throws -> URLRequest {
-        urlRequest
+    /// Calls `completion` with the URLRequest to send for the next attempt (each retry starts
+    /// again from the one the operation was given), or with an error that fails the attempt (which
+    /// ``computeRetryInfo(for:dueTo:completion:)`` may still retry). Called on ``callbackQueue``;
+    /// call `completion` exactly once, from any thread. By default, passes the request on unchanged.
+    open func prepare(
+        _ urlRequest: URLRequest,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        completion(.success(urlRequest))
     }
 
     /// Checks a response head before its body is read, on ``callbackQueue``; throw to stop the
     /// transfer and fail the attempt. By default, accepts every head.
     open func validateResponseHead(_ response: HTTPURLResponse) throws {}
 
-    /// Whether a failed attempt runs again, and when. By default, what ``retryPolicy`` decides.
-    open func computeRetryInfo(for request: Request, dueTo error: CourierError) async -> RetryResult {
-        await retryPolicy.retry(request, for: session, dueTo: error)
+    /// Calls `completion` with whether a failed attempt runs again, and when. Called on
+    /// ``callbackQueue``; call `completion` exactly once, from any thread. By default, what
+    /// ``retryPolicy`` decides.
+    open func computeRetryInfo(
+        for request: Request,
+        dueTo error: CourierError,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        let (policy, session) = (retryPolicy, self.session)
+        Task { completion(await policy.retry(request, for: session, dueTo: error)) }
     }
 
     // MARK: - Finishing
@@ -154,11 +167,21 @@ open class RequestOperation: Operation, @unchecked Sendable {
         let operation: RequestOperation
 
         func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
-            try await operation.prepare(urlRequest)
+            let operation = self.operation
+            return try await withCheckedThrowingContinuation { continuation in
+                operation.callbackQueue.async {
+                    operation.prepare(urlRequest) { continuation.resume(with: $0) }
+                }
+            }
         }
 
         func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
-            await operation.computeRetryInfo(for: request, dueTo: error)
+            let operation = self.operation
+            return await withCheckedContinuation { continuation in
+                operation.callbackQueue.async {
+                    operation.computeRetryInfo(for: request, dueTo: error) { continuation.resume(returning: $0) }
+                }
+            }
         }
     }
 }

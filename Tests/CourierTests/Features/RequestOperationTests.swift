@@ -4,16 +4,42 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Adds a header before each attempt and rejects response heads that are not JSON.
+/// The queue the operations below run their override points on.
+private let overrideQueue = DispatchQueue(label: "test.operation")
+private let overrideQueueKey = DispatchSpecificKey<Bool>()
+
+/// Adds a header before each attempt and rejects response heads that are not JSON, and records
+/// whether each override point ran on the operation's queue.
 private final class JSONOnlyOperation: RequestOperation, @unchecked Sendable {
-    override func prepare(_ urlRequest: URLRequest) async throws -> URLRequest {
+    let calls = Mutex<[String: Bool]>([:])
+
+    private func record(_ name: String) {
+        let onQueue = DispatchQueue.getSpecific(key: overrideQueueKey) == true
+        calls.withLock { $0[name] = onQueue }
+    }
+
+    override func prepare(
+        _ urlRequest: URLRequest,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        record("prepare")
         var urlRequest = urlRequest
         urlRequest.setValue("prepared", forHTTPHeaderField: "X-Operation")
-        return urlRequest
+        completion(.success(urlRequest))
     }
 
     override func validateResponseHead(_ response: HTTPURLResponse) throws {
+        record("validateResponseHead")
         guard response.mimeType == "application/json" else { throw NotJSON() }
+    }
+
+    override func computeRetryInfo(
+        for request: Request,
+        dueTo error: CourierError,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        record("computeRetryInfo")
+        super.computeRetryInfo(for: request, dueTo: error, completion: completion)
     }
 }
 
@@ -21,8 +47,11 @@ private struct NotJSON: Error, Equatable {}
 
 /// Fails every attempt before it is sent.
 private final class FailingOperation: RequestOperation, @unchecked Sendable {
-    override func prepare(_ urlRequest: URLRequest) async throws -> URLRequest {
-        throw NotJSON()
+    override func prepare(
+        _ urlRequest: URLRequest,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        completion(.failure(NotJSON()))
     }
 }
 
@@ -76,13 +105,17 @@ private func finish(_ queue: OperationQueue) async {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let queue = OperationQueue()
+            overrideQueue.setSpecific(key: overrideQueueKey, value: true)
             let operation = JSONOnlyOperation(
                 session: session,
                 request: Self.request(server.url("/fault/flaky/op2?times=1&status=503")),
+                callbackQueue: overrideQueue,
                 retryPolicy: RetryPolicy(exponentialBackoffScale: 0.01)
             )
             queue.addOperation(operation)
             await finish(queue)
+            let calls = operation.calls.withLock { $0 }
+            #expect(calls == ["prepare": true, "validateResponseHead": true, "computeRetryInfo": true])
             // The 503 comes as JSON, so the head passes; validation fails it and the policy retries.
             #expect(operation.response?.response?.statusCode == 200)
             #expect(operation.response?.request?.value(forHTTPHeaderField: "X-Operation") == "prepared")
