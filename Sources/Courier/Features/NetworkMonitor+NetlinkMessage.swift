@@ -23,10 +23,11 @@ extension NetworkMonitor {
         case link(index: Int32, name: String?, isUp: Bool, isRunning: Bool)
         /// `RTM_DELLINK`: an interface was removed.
         case linkRemoved(index: Int32, name: String?)
-        /// `RTM_NEWADDR` / `RTM_DELADDR`; `label` is `IFA_LABEL`, which only IPv4 addresses carry.
-        case address(isAdded: Bool, index: Int32, label: String?)
-        /// `RTM_NEWROUTE` / `RTM_DELROUTE`.
-        case route(isAdded: Bool)
+        /// `RTM_NEWADDR` / `RTM_DELADDR`; `label` is `IFA_LABEL`, which only IPv4 addresses carry;
+        /// `address` is `IFA_ADDRESS`, the address's bytes.
+        case address(isAdded: Bool, index: Int32, label: String?, address: [UInt8]? = nil)
+        /// `RTM_NEWROUTE` / `RTM_DELROUTE`; `isDefault` when `rtm_dst_len` is 0 (a default route).
+        case route(isAdded: Bool, isDefault: Bool = false)
 
         /// The multicast groups to bind to: `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE
         /// | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`.
@@ -53,6 +54,7 @@ extension NetworkMonitor {
         private static let interfaceRunning: UInt32 = 0x40  // IFF_RUNNING
         private static let linkNameAttribute: UInt16 = 3  // IFLA_IFNAME
         private static let addressLabelAttribute: UInt16 = 3  // IFA_LABEL
+        private static let addressAttribute: UInt16 = 1  // IFA_ADDRESS
         /// The low bits of `rta_type` name the attribute; the top two are flags (`NLA_F_NESTED`,
         /// `NLA_F_NET_BYTEORDER`).
         private static let attributeTypeMask: UInt16 = 0x3FFF
@@ -105,14 +107,17 @@ extension NetworkMonitor {
                 else { return nil }
                 let label = attribute(addressLabelAttribute, in: payload, after: Size.interfaceAddress)
                     .flatMap(string)
+                let address = attribute(addressAttribute, in: payload, after: Size.interfaceAddress).map { Array($0) }
                 return .address(
                     isAdded: type == MessageType.newAddress,
                     index: Int32(bitPattern: index),
-                    label: label
+                    label: label,
+                    address: address
                 )
             case MessageType.newRoute, MessageType.deleteRoute:
                 guard payload.count >= Size.route else { return nil }
-                return .route(isAdded: type == MessageType.newRoute)
+                // `rtmsg` starts with `rtm_family`, then `rtm_dst_len`: 0 for a default route.
+                return .route(isAdded: type == MessageType.newRoute, isDefault: payload[1] == 0)
             default:
                 return nil
             }

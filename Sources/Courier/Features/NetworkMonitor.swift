@@ -17,7 +17,7 @@ import Foundation
 /// On Linux it listens to rtnetlink (link, address and route changes of the process's network
 /// namespace, on an `AF_NETLINK` socket read by a thread of its own); on Apple platforms it wraps
 /// `NWPathMonitor`. As a trigger it fires ``RetryTriggerEvent/all`` when an event has
-/// ``NetworkPathEvent/mayRestoreConnectivity``: a link came up, an address or a route was added,
+/// ``NetworkPathEvent/mayRestoreConnectivity``: a link came up, a new address or a default route was added,
 /// or the path became satisfied. Linux sends several such events when one interface comes up;
 /// the trigger fires at most once for the events the kernel reports together.
 ///

@@ -34,9 +34,9 @@ public struct NetworkPathEvent: Sendable, Hashable, CustomStringConvertible {
         public static let addressAdded = Kind(.addressAdded)
         /// An interface lost an IPv4 or IPv6 address.
         public static let addressRemoved = Kind(.addressRemoved)
-        /// A route was added to one of the kernel's routing tables.
+        /// A default route was added (other routes come and go with containers and are not reported).
         public static let routeAdded = Kind(.routeAdded)
-        /// A route was removed from one of the kernel's routing tables.
+        /// A default route was removed.
         public static let routeRemoved = Kind(.routeRemoved)
         /// The system's path became usable (Apple platforms: `NWPath.Status.satisfied`).
         public static let pathSatisfied = Kind(.pathSatisfied)
@@ -78,9 +78,9 @@ public struct NetworkPathEvent: Sendable, Hashable, CustomStringConvertible {
         NetworkPathEvent(kind: .addressRemoved, interface: interface)
     }
 
-    /// A route was added.
+    /// A default route was added.
     public static let routeAdded = NetworkPathEvent(kind: .routeAdded, interface: nil)
-    /// A route was removed.
+    /// A default route was removed.
     public static let routeRemoved = NetworkPathEvent(kind: .routeRemoved, interface: nil)
     /// The path became usable.
     public static let pathSatisfied = NetworkPathEvent(kind: .pathSatisfied, interface: nil)
@@ -88,7 +88,7 @@ public struct NetworkPathEvent: Sendable, Hashable, CustomStringConvertible {
     public static let pathUnsatisfied = NetworkPathEvent(kind: .pathUnsatisfied, interface: nil)
 
     /// Whether connectivity may have returned with this change, so waiting retries should run now:
-    /// a link came up, an address or a route was added, or the path became usable.
+    /// a link came up, a new address or a default route was added, or the path became usable.
     public var mayRestoreConnectivity: Bool {
         kind == .linkUp || kind == .addressAdded || kind == .routeAdded || kind == .pathSatisfied
     }

@@ -67,10 +67,31 @@ struct NetworkMonitorLinkTrackerTests {
         )
     }
 
-    @Test func routes() {
+    @Test func onlyDefaultRoutesAreReported() {
         var tracker = NetworkMonitor.LinkTracker()
-        let events = tracker.events(for: [.route(isAdded: true), .route(isAdded: false)])
-        #expect(events == [.routeAdded, .routeRemoved])
+        let events = tracker.events(for: [
+            .route(isAdded: true, isDefault: true), .route(isAdded: true, isDefault: false),
+            .route(isAdded: false, isDefault: false), .route(isAdded: false, isDefault: true),
+        ])
+        #expect(events == [.routeAdded, .routeRemoved], "a container's subnet route is not connectivity")
+    }
+
+    @Test func knownAddressesAnnouncedAgainAreNotNews() {
+        var tracker = NetworkMonitor.LinkTracker()
+        let address: [UInt8] = [0xFE, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+        let events = tracker.events(for: [
+            .link(index: 2, name: "eth0", isUp: true, isRunning: true),
+            .address(isAdded: true, index: 2, label: nil, address: address),
+            .address(isAdded: true, index: 2, label: nil, address: address),  // an IPv6 lifetime refresh
+            .address(isAdded: false, index: 2, label: nil, address: address),
+            .address(isAdded: true, index: 2, label: nil, address: address),
+        ])
+        #expect(
+            events == [
+                .linkUp(interface: "eth0"), .addressAdded(interface: "eth0"), .addressRemoved(interface: "eth0"),
+                .addressAdded(interface: "eth0"),
+            ]
+        )
     }
 }
 #endif

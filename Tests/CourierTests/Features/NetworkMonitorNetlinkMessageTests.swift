@@ -38,9 +38,9 @@ struct NetworkMonitorNetlinkMessageTests {
             + NetlinkBytes.route(type: NetlinkBytes.deleteRoute)
         #expect(
             parse(bytes) == [
-                .address(isAdded: true, index: 2, label: "eth0"),
-                .address(isAdded: true, index: 5, label: nil),
-                .address(isAdded: false, index: 2, label: "eth0:1"),
+                .address(isAdded: true, index: 2, label: "eth0", address: [10, 0, 0, 1]),
+                .address(isAdded: true, index: 5, label: nil, address: [UInt8](repeating: 0xFE, count: 16)),
+                .address(isAdded: false, index: 2, label: "eth0:1", address: [10, 0, 0, 1]),
                 .route(isAdded: true),
                 .route(isAdded: false),
             ]
