@@ -111,7 +111,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         let authenticator = self.authenticator
         let window = refreshWindow
         let now = ContinuousClock.now
-        let refresh = state.withLock { state -> Task<Credential, any Error> in
+        let protectedState = self.state
+        let refresh = protectedState.withLock { state -> Task<Credential, any Error> in
             if state.generation != generation, let current = state.credential { return Task { current } }
             if let refresh = state.refresh { return refresh }
             guard let credential = state.credential else {
@@ -122,24 +123,30 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
                 return Task { throw AuthenticationError.excessiveRefresh }
             }
             state.refreshTimes.append(now)
-            let refresh = Task { try await authenticator.refresh(credential, for: session) }
+            let refreshGeneration = state.generation
+            // The refresh records its own outcome, so it counts even if every waiter gave up.
+            let refresh = Task {
+                do {
+                    let fresh = try await authenticator.refresh(credential, for: session)
+                    protectedState.withLock { state in
+                        // A credential set meanwhile (a login) wins over this refresh.
+                        guard state.generation == refreshGeneration else { return }
+                        state.credential = fresh
+                        state.generation += 1
+                        state.refresh = nil
+                    }
+                    return fresh
+                } catch {
+                    protectedState.withLock { state in
+                        if state.generation == refreshGeneration { state.refresh = nil }
+                    }
+                    throw error
+                }
+            }
             state.refresh = refresh
             return refresh
         }
-        do {
-            let fresh = try await refresh.value
-            state.withLock { state in
-                guard state.refresh == refresh else { return }
-                state.credential = fresh
-                state.generation += 1
-                state.refresh = nil
-            }
-            return fresh
-        } catch {
-            state.withLock { state in
-                if state.refresh == refresh { state.refresh = nil }
-            }
-            throw error
-        }
+        // A cancelled request stops waiting at once; the refresh goes on for the others.
+        return try await refresh.valueUnlessWaiterCancelled()
     }
 }

@@ -19,10 +19,16 @@ private struct Password: AuthenticationCredential, Equatable {
 private final class PasswordAuthenticator: Authenticator {
     private let refreshes = Mutex(0)
     private let gate: AsyncStream<Void>?
+    private let started: AsyncStream<Void>.Continuation?
     private let renew: @Sendable (Password) throws -> Password
 
-    init(gate: AsyncStream<Void>? = nil, renew: @escaping @Sendable (Password) throws -> Password) {
+    init(
+        gate: AsyncStream<Void>? = nil,
+        started: AsyncStream<Void>.Continuation? = nil,
+        renew: @escaping @Sendable (Password) throws -> Password
+    ) {
         self.gate = gate
+        self.started = started
         self.renew = renew
     }
 
@@ -38,6 +44,7 @@ private final class PasswordAuthenticator: Authenticator {
             count += 1
             return count == 1
         }
+        started?.yield()
         // Only the first refresh is held: a request refused after it ended starts its own.
         if isFirst, let gate {
             for await _ in gate { break }
@@ -167,6 +174,36 @@ private struct RefreshFailure: Error, Equatable {}
             await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
                 try await server.waitForRequests(1, timeout: .milliseconds(100))
             }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCancelledWaiterStopsWaitingForTheRefresh(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let (started, refreshStarted) = AsyncStream<Void>.makeStream()
+            let authenticator = PasswordAuthenticator(gate: gate, started: refreshStarted) { _ in
+                Password(password: "new")
+            }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old", requiresRefresh: true)
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            let url = server.url("/basic-auth/user/new")
+            // The adaptation of a cancelled request is a cancelled task waiting for the refresh.
+            let waiter = Task { try await interceptor.adapt(URLRequest(url: url), for: session) }
+            for await _ in started { break }
+            waiter.cancel()
+            // The refresh is still held: the waiter must give up without it.
+            let outcome = await value(within: 5) { await waiter.result }
+            #expect(throws: CancellationError.self) { try outcome?.get() }
+            release.yield()
+            // The refresh went on without its waiter and stored its credential.
+            _ = try await session.request(url).validate().serializingData().value
+            #expect(authenticator.refreshCount == 1)
+            #expect(interceptor.credential == Password(password: "new"))
             await session.invalidate()
         }
     }
