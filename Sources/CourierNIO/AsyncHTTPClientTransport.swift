@@ -65,10 +65,16 @@ public final class AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
-    public func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask {
+    /// Makes a task; a file or stream `body` is read in chunks as the connection takes them.
+    public func makeTask(
+        for request: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
         AsyncHTTPClientTransportTask(
             client: client,
             urlRequest: request,
+            body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated.withLockedValue { $0 }
         )

@@ -54,6 +54,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     private let client: HTTPClient
     private let urlRequest: URLRequest
+    /// The body to send: the caller's, else the URLRequest's `httpBodyStream` (read once) or `httpBody`.
+    private let body: RequestBody?
     /// Weak: the request owns its tasks; a strong reference back would keep every finished request alive.
     private weak let eventHandler: (any TransportEventHandler)?
     private let state = NIOLockedValueBox(State())
@@ -62,9 +64,23 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     /// receiving a byte, as URLSession reads it (the client's own read timeout applies too).
     private let idleTimeout: TimeAmount?
 
-    init(client: HTTPClient, urlRequest: URLRequest, eventHandler: any TransportEventHandler, isInvalidated: Bool) {
+    init(
+        client: HTTPClient,
+        urlRequest: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler,
+        isInvalidated: Bool
+    ) {
         self.client = client
         self.urlRequest = urlRequest
+        if let body {
+            self.body = body
+        } else if let stream = urlRequest.httpBodyStream {
+            let length = urlRequest.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+            self.body = .stream(readingOnce: stream, length: length)
+        } else {
+            self.body = urlRequest.httpBody.map { .data($0) }
+        }
         self.eventHandler = eventHandler
         self.failsImmediately = isInvalidated
         let interval = urlRequest.timeoutInterval
@@ -169,15 +185,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
         let request: HTTPClient.Request
         do {
-            request = try Self.makeRequest(from: urlRequest)
-        } catch is UnsupportedBodyStream {
-            completeSoon(
-                with: URLError(
-                    .unsupportedURL,
-                    userInfo: [NSLocalizedDescriptionKey: "body streams are not supported yet"]
-                )
-            )
-            return
+            request = try Self.makeRequest(from: urlRequest, body: body, eventLoopGroup: client.eventLoopGroup)
         } catch {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
@@ -236,20 +244,35 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
     }
 
-    static func makeRequest(from urlRequest: URLRequest) throws -> HTTPClient.Request {
+    static func makeRequest(
+        from urlRequest: URLRequest,
+        body: RequestBody?,
+        eventLoopGroup: any EventLoopGroup
+    ) throws -> HTTPClient.Request {
         guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
-        // Stream bodies arrive with uploads; until then, refuse rather than send no body.
-        guard urlRequest.httpBodyStream == nil else { throw UnsupportedBodyStream() }
         var headers = NIOHTTP1.HTTPHeaders()
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             headers.add(name: name, value: value)
         }
-        let body = urlRequest.httpBody.map { HTTPClient.Body.bytes($0) }
+        let clientBody: HTTPClient.Body?
+        if let body {
+            if let data = body.data {
+                clientBody = .bytes(data)
+            } else {
+                // AsyncHTTPClient sets Content-Length or chunked from the length given here.
+                headers.remove(name: "Content-Length")
+                clientBody = .stream(contentLength: body.length) { writer in
+                    BodyPump.start(body, writer: writer, eventLoop: eventLoopGroup.any())
+                }
+            }
+        } else {
+            clientBody = nil
+        }
         return try HTTPClient.Request(
             url: url,
             method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
             headers: headers,
-            body: body
+            body: clientBody
         )
     }
 
@@ -274,7 +297,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             return state.bytesSent
         }
         guard let total else { return }
-        let expected = urlRequest.httpBody.map { Int64($0.count) }
+        let expected = body?.length
         eventHandler?.transportTask(self, didSendBodyBytes: total, of: expected)
     }
 
@@ -398,6 +421,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             code = .cannotConnectToHost
         case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
             code = .networkConnectionLost
+        case let error as BodyPump.Failure:
+            return URLError(
+                .cannotOpenFile,
+                userInfo: [NSUnderlyingErrorKey: error.underlying, NSLocalizedDescriptionKey: "\(error.underlying)"]
+            )
         case is HTTPParserError:
             // A body cut short, or garbage where a response should be.
             code = .networkConnectionLost
@@ -428,6 +456,3 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
     }
 }
-
-/// A URLRequest with an `httpBodyStream`, which this transport does not send yet.
-private struct UnsupportedBodyStream: Error {}

@@ -46,6 +46,14 @@ public struct CourierError: Error, Sendable {
         public static let transportFailed = Kind("transportFailed")
         /// A body was larger than the configured limit.
         public static let bodyTooLarge = Kind("bodyTooLarge")
+        /// An upload's body (a file or stream) could not be opened or read.
+        public static let createUploadableFailed = Kind("createUploadableFailed")
+        /// A download's temporary file could not be created or written (a full disk, say).
+        public static let downloadFileWriteFailed = Kind("downloadFileWriteFailed")
+        /// A finished download could not be moved to its destination.
+        public static let downloadedFileMoveFailed = Kind("downloadedFileMoveFailed")
+        /// Resume data was not made by Courier, is of an unknown version, or its partial file is gone.
+        public static let invalidResumeData = Kind("invalidResumeData")
     }
 
     /// Why a validator rejected a response.
@@ -70,6 +78,8 @@ public struct CourierError: Error, Sendable {
         case decodingFailed(error: any Error)
         /// A custom serializer threw this error.
         case customSerializationFailed(error: any Error)
+        /// A download's file could not be read.
+        case inputFileReadFailed(at: URL)
     }
 
     private enum Detail: Sendable {
@@ -79,6 +89,7 @@ public struct CourierError: Error, Sendable {
         case serialization(SerializationFailureReason)
         case retry(retryError: any Error, originalError: any Error)
         case limit(Int)
+        case move(error: any Error, source: URL, destination: URL)
         case underlying((any Error)?)
     }
 
@@ -151,9 +162,39 @@ public struct CourierError: Error, Sendable {
         CourierError(.transportFailed, .underlying(error))
     }
 
+    /// How a transport's failure reaches the caller: a body that could not be opened (reported as
+    /// `.cannotOpenFile` with the cause underneath) as ``Kind/createUploadableFailed``, anything
+    /// else as ``Kind/transportFailed``.
+    static func attemptFailed(_ error: URLError) -> CourierError {
+        if error.code == .cannotOpenFile, let cause = error.userInfo[NSUnderlyingErrorKey] as? any Error {
+            return (cause as? CourierError) ?? .createUploadableFailed(cause)
+        }
+        return .transportFailed(error)
+    }
+
     /// A body exceeded `limit` bytes.
     public static func bodyTooLarge(limit: Int) -> CourierError {
         CourierError(.bodyTooLarge, .limit(limit))
+    }
+
+    /// An upload's body could not be opened or read, for `error`.
+    public static func createUploadableFailed(_ error: any Error) -> CourierError {
+        CourierError(.createUploadableFailed, .underlying(error))
+    }
+
+    /// A download's temporary file could not be created or written, for `error`.
+    public static func downloadFileWriteFailed(_ error: any Error) -> CourierError {
+        CourierError(.downloadFileWriteFailed, .underlying(error))
+    }
+
+    /// Moving a finished download from `source` to `destination` failed with `error`.
+    public static func downloadedFileMoveFailed(error: any Error, source: URL, destination: URL) -> CourierError {
+        CourierError(.downloadedFileMoveFailed, .move(error: error, source: source, destination: destination))
+    }
+
+    /// Resume data could not be used, for `error`.
+    public static func invalidResumeData(_ error: any Error) -> CourierError {
+        CourierError(.invalidResumeData, .underlying(error))
     }
 
     // MARK: - Reading errors
@@ -184,6 +225,7 @@ public struct CourierError: Error, Sendable {
         switch detail {
         case .underlying(let error): return error
         case .retry(let retryError, _): return retryError
+        case .move(let error, _, _): return error
         case .validation(.customValidationFailed(let error)): return error
         case .serialization(.decodingFailed(let error)), .serialization(.customSerializationFailed(let error)):
             return error
@@ -220,6 +262,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
                 + "(the request had failed with \(originalError.localizedDescription))."
         case .limit(let limit):
             return "The body is larger than the limit of \(limit) bytes."
+        case .move(let error, let source, let destination):
+            return "The download could not be moved from \(source.path) to \(destination.path): "
+                + error.localizedDescription
         case .underlying(let error):
             let cause = error.map { ": \($0.localizedDescription)" } ?? "."
             switch kind {
@@ -229,6 +274,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
             case .parameterEncodingFailed: return "The parameters could not be encoded\(cause)"
             case .multipartEncodingFailed: return "The multipart form could not be encoded\(cause)"
             case .requestAdaptationFailed: return "Adapting the request failed\(cause)"
+            case .createUploadableFailed: return "The upload's body could not be read\(cause)"
+            case .downloadFileWriteFailed: return "The download could not be written to disk\(cause)"
+            case .invalidResumeData: return "The resume data cannot be used\(cause)"
             default: return "The request failed\(cause)"
             }
         }
@@ -263,6 +311,8 @@ extension CourierError: LocalizedError, CustomStringConvertible {
             return "The response body could not be decoded: \(error)"
         case .customSerializationFailed(let error):
             return "The response could not be serialized: \(error.localizedDescription)"
+        case .inputFileReadFailed(let url):
+            return "The downloaded file \(url.path) could not be read."
         }
     }
 }

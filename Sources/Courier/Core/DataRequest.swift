@@ -8,7 +8,7 @@ import FoundationNetworking
 /// A request whose response body is collected in memory, then validated and serialized by the
 /// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
 /// or their async forms such as ``serializingDecodable(_:decoder:)``.
-public final class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
+public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     /// Builds the URLRequest for each attempt.
     let convertible: any URLRequestConvertible
     /// The largest body accepted, or `nil` for no limit.
@@ -145,7 +145,7 @@ public final class DataRequest: Request, TransportEventHandler, @unchecked Senda
         }
         guard action == .complete else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
-        let attemptError = rejection ?? error.map(CourierError.transportFailed)
+        let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
         if let attemptError {
             retryOrFinish(error: attemptError)

@@ -345,6 +345,10 @@ public class Request: @unchecked Sendable {
             finish()
             return
         }
+        guard canRetry else {
+            finish(error: error)
+            return
+        }
         let isRunning = mutableState.withLock { state -> Bool in
             guard state.machine.awaitRetryDecision() else { return false }
             state.error = error  // visible to the retriers
@@ -391,6 +395,9 @@ public class Request: @unchecked Sendable {
         if proceed { eventMonitor?.requestIsRetrying(self) }
         return proceed
     }
+
+    /// Whether another attempt could be made at all; `false` for a body that can be sent only once.
+    var canRetry: Bool { true }
 
     // MARK: - Deadline
 

@@ -188,14 +188,28 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         _ convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil
     ) -> DataRequest {
-        let request = DataRequest(
-            convertible: convertible,
-            maximumBodySize: configuration.maximumResponseBodySize,
-            serializationQueue: DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue),
-            eventMonitor: eventMonitor.monitors.isEmpty ? nil : eventMonitor,
-            interceptor: interceptor,
-            delegate: self
+        register(
+            DataRequest(
+                convertible: convertible,
+                maximumBodySize: configuration.maximumResponseBodySize,
+                serializationQueue: makeRequestSerializationQueue(),
+                eventMonitor: requestEventMonitor,
+                interceptor: interceptor,
+                delegate: self
+            )
         )
+    }
+
+    /// A serial queue for one request's serializers, on the session's serialization queue.
+    func makeRequestSerializationQueue() -> DispatchQueue {
+        DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue)
+    }
+
+    /// The monitor requests report to, or `nil` when the session has none (saving the calls).
+    var requestEventMonitor: (any EventMonitor)? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
+
+    /// Holds `request` until it finishes, or fails it at once if the session was invalidated.
+    func register<Made: Request>(_ request: Made) -> Made {
         let accepted = registry.withLock { state -> Bool in
             guard !state.isInvalidated else { return false }
             state.requests[request.id] = request
@@ -239,6 +253,24 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             request.finish(error: .invalidHeader(name: "request", reason: "this session makes only data requests"))
             return
         }
+        if let upload = request as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
+            // Encoding a large multipart form writes a file: not on the caller's thread.
+            DispatchQueue.global(qos: .utility).async { [self] in
+                do {
+                    _ = try upload.uploadableBody()
+                } catch {
+                    upload.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                    return
+                }
+                prepareAttempt(of: upload)
+            }
+            return
+        }
+        prepareAttempt(of: request)
+    }
+
+    /// Builds (once) and adapts the URLRequest of `request`'s next attempt, then performs it.
+    private func prepareAttempt(of request: DataRequest) {
         let initial: URLRequest
         if let built = request.initialRequest {
             initial = built
@@ -418,8 +450,17 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return
         }
+        var body: RequestBody?
+        if let upload = request as? UploadRequest {
+            do {
+                body = try upload.uploadableBody()
+            } catch {
+                request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                return
+            }
+        }
         request.didCreateURLRequest(urlRequest)
-        let task = transport.makeTask(for: urlRequest, eventHandler: request)
+        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: request)
         request.didCreateTask(task, for: urlRequest)
     }
 }

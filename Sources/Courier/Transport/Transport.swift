@@ -16,7 +16,19 @@ import FoundationNetworking
 /// the protocol yourself to stub the network in tests.
 public protocol Transport: Sendable {
     /// Makes a task for one attempt of `request`; it does nothing until resumed.
-    func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask
+    ///
+    /// - Parameters:
+    ///   - request: What to send. Its `httpBody` is the body unless `body` is given.
+    ///   - body: A body to read as it is sent (a file or a stream), in place of `request.httpBody`.
+    ///     Open it once per attempt with ``RequestBody/makeInputStream()``; when opening fails,
+    ///     complete with `URLError(.cannotOpenFile)` carrying the thrown error under
+    ///     `NSUnderlyingErrorKey`.
+    ///   - eventHandler: Receives what the task observes.
+    func makeTask(
+        for request: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask
 
     /// Releases the transport's resources once its tasks have ended; tasks made afterwards fail
     /// with `URLError(.cancelled)`. Calling it again does nothing.

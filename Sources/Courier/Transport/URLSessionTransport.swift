@@ -59,9 +59,29 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    public func makeTask(for request: URLRequest, eventHandler: any TransportEventHandler) -> any TransportTask {
-        let dataTask = session.dataTask(with: Self.withWorkingTimeout(request))
-        let task = URLSessionTransportTask(dataTask: dataTask, eventHandler: eventHandler)
+    /// Makes a data task, or an upload task for a file or stream `body` (a stream is sent chunked).
+    public func makeTask(
+        for request: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
+        var request = Self.withWorkingTimeout(request)
+        let dataTask: URLSessionDataTask
+        switch body?.source {
+        case nil:
+            dataTask = session.dataTask(with: request)
+        case .data(let data):
+            request.httpBody = data
+            dataTask = session.dataTask(with: request)
+        case .file(let url):
+            request.httpBody = nil
+            dataTask = session.uploadTask(with: request, fromFile: url)
+        case .stream, .oneShotStream:
+            // The router hands the stream over when URLSession asks for it, once per send.
+            request.httpBody = nil
+            dataTask = session.uploadTask(withStreamedRequest: request)
+        }
+        let task = URLSessionTransportTask(dataTask: dataTask, body: body, eventHandler: eventHandler)
         router.register(task, for: dataTask.taskIdentifier)
         return task
     }
@@ -90,17 +110,37 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         var isCancelled = false
         /// A `401`/`407` whose authentication challenge was declined (see ``didDeclineChallenge(with:)``).
         var declinedChallengeResponse: HTTPURLResponse?
+        /// Why the body stream could not be opened; the task was cancelled for it.
+        var bodyError: (any Error)?
     }
 
     let dataTask: URLSessionDataTask
+    /// The body read as it is sent, for file and stream uploads.
+    let body: RequestBody?
     /// Weak: the request owns its tasks, and a strong reference back would keep every finished
     /// request alive. Events for a request that is gone have nobody to tell.
     weak let eventHandler: (any TransportEventHandler)?
     private let state = Protected(Progress())
 
-    init(dataTask: URLSessionDataTask, eventHandler: any TransportEventHandler) {
+    init(dataTask: URLSessionDataTask, body: RequestBody?, eventHandler: any TransportEventHandler) {
         self.dataTask = dataTask
+        self.body = body
         self.eventHandler = eventHandler
+    }
+
+    /// A new stream over the body for URLSession to send, or `nil` (the task is then cancelled
+    /// and completes with `URLError(.cannotOpenFile)`).
+    func makeBodyStream() -> InputStream? {
+        do {
+            guard let body else { throw FileBodyCheck.Failure(description: "The request has no body to stream.") }
+            return try body.makeInputStream()
+        } catch {
+            state.withLock { $0.bodyError = error }
+            // FoundationNetworking asks on its own work queue, which cancel() waits for: not from here.
+            let dataTask = self.dataTask
+            DispatchQueue.global().async { dataTask.cancel() }
+            return nil
+        }
     }
 
     func resume() {
@@ -185,6 +225,12 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             networkProtocolName: progress.networkProtocolName
         )
         var urlError = error.map(URLSessionTransportTask.urlError)
+        if let bodyError = progress.bodyError {
+            urlError = URLError(
+                .cannotOpenFile,
+                userInfo: [NSUnderlyingErrorKey: bodyError, NSLocalizedDescriptionKey: "\(bodyError)"]
+            )
+        }
         if let error = urlError,
             let code = Self.codeApplesURLSessionReports(for: error, afterResponse: progress.responseDate != nil)
         {
@@ -275,8 +321,17 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         totalBytesExpectedToSend: Int64
     ) {
         guard let task = task(for: sessionTask) else { return }
-        let expected = totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil
+        // A streamed body reports an expected length of 0: the body knows better, if anyone does.
+        let expected = task.body?.length ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         task.eventHandler?.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task sessionTask: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(task(for: sessionTask)?.makeBodyStream())
     }
 
     func urlSession(

@@ -1,0 +1,140 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    // MARK: - Uploading
+
+    /// Uploads `data` to `url` (with `POST` by default) and collects the response.
+    ///
+    /// - Parameters:
+    ///   - data: The body.
+    ///   - url: Where to send it.
+    ///   - method: The method; `POST` by default.
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - requestModifier: A last chance to change the URLRequest.
+    public func upload(
+        _ data: Data,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(
+            .data(data),
+            to: url,
+            method: method,
+            headers: headers,
+            interceptor: interceptor,
+            requestModifier: requestModifier
+        )
+    }
+
+    /// Uploads the file at `fileURL` to `url`, read in chunks as it is sent (with a `Content-Length`).
+    ///
+    /// A missing, unreadable or directory `fileURL` fails the request with
+    /// ``CourierError/Kind/createUploadableFailed`` before anything is sent.
+    public func upload(
+        _ fileURL: URL,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(
+            with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor
+        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }
+    }
+
+    /// Uploads what `stream` yields to `url`, chunked (its length is unknown). A stream can be
+    /// read only once, so this request is never retried; to allow retries, pass a
+    /// ``RequestBody/stream(length:_:)`` that opens a new stream for each attempt.
+    public func upload(
+        _ stream: InputStream,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(
+            .stream(readingOnce: stream),
+            to: url,
+            method: method,
+            headers: headers,
+            interceptor: interceptor,
+            requestModifier: requestModifier
+        )
+    }
+
+    /// Uploads `body` (memory, a file, or streams made per attempt) to `url`.
+    public func upload(
+        _ body: RequestBody,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(
+            body,
+            with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor
+        )
+    }
+
+    /// Uploads `body` with the URLRequest `convertible` builds (its own `httpBody` is ignored).
+    public func upload(
+        _ body: RequestBody,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil
+    ) -> UploadRequest {
+        upload(with: convertible, interceptor: interceptor) { UploadRequest.Uploadable(body: body, temporaryFile: nil) }
+    }
+
+    // MARK: - Making upload requests
+
+    func convertible(
+        _ url: any URLConvertible,
+        method: HTTPMethod,
+        headers: HTTPHeaders?,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)?
+    ) -> RequestConvertible {
+        RequestConvertible(
+            url: url,
+            method: method,
+            headers: headers,
+            timeout: configuration.timeoutInterval,
+            requestModifier: requestModifier,
+            encode: nil
+        )
+    }
+
+    /// An upload whose body `makeUploadable` makes before the first attempt; with
+    /// `makesUploadableSlowly`, off the caller's thread.
+    func upload(
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)?,
+        makesUploadableSlowly: Bool = false,
+        makeUploadable: @escaping @Sendable () throws -> UploadRequest.Uploadable
+    ) -> UploadRequest {
+        register(
+            UploadRequest(
+                convertible: convertible,
+                makesUploadableSlowly: makesUploadableSlowly,
+                makeUploadable: makeUploadable,
+                maximumBodySize: configuration.maximumResponseBodySize,
+                serializationQueue: makeRequestSerializationQueue(),
+                eventMonitor: requestEventMonitor,
+                interceptor: interceptor,
+                delegate: self
+            )
+        )
+    }
+}

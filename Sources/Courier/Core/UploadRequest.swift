@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// @unchecked Sendable: its own mutable state sits in `uploadState`, behind one lock; the rest is
+// Request's, behind Request's lock.
+/// A ``DataRequest`` that sends a body from memory, a file, a stream or a multipart form, read in
+/// chunks as it is sent; its response is collected and serialized like any data request's.
+///
+/// Make one with `Session.upload(_:to:)`
+/// and its siblings. Follow the upload with ``Request/uploadProgress(queue:_:)``. The body is
+/// made once, before the first attempt (a large multipart form is encoded to a temporary file
+/// then, off the caller's thread, and the file is removed when the request finishes); each
+/// attempt reads it from the start, so a retry resends all of it. A body that can be read only
+/// once (an `InputStream` you pass in) is never retried.
+public final class UploadRequest: DataRequest, @unchecked Sendable {
+    /// What an upload sends, as made by its maker before the first attempt.
+    struct Uploadable: Sendable {
+        let body: RequestBody
+        /// A file Courier wrote for this request (an encoded multipart form), removed when it finishes.
+        let temporaryFile: URL?
+    }
+
+    private struct UploadState {
+        var uploadable: Uploadable?
+        var isFinished = false
+    }
+
+    /// Makes the body; may take long (encoding a multipart form) and may fail.
+    private let makeUploadable: @Sendable () throws -> Uploadable
+    /// Whether making the body writes a file, so it should not run on the caller's thread.
+    let makesUploadableSlowly: Bool
+    private let uploadState = Protected(UploadState())
+
+    init(
+        convertible: any URLRequestConvertible,
+        makesUploadableSlowly: Bool,
+        makeUploadable: @escaping @Sendable () throws -> Uploadable,
+        maximumBodySize: Int?,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
+        delegate: any RequestDelegate
+    ) {
+        self.makesUploadableSlowly = makesUploadableSlowly
+        self.makeUploadable = makeUploadable
+        super.init(
+            convertible: convertible,
+            maximumBodySize: maximumBodySize,
+            serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor,
+            interceptor: interceptor,
+            delegate: delegate
+        )
+        appendFinishHandler(resumingRequest: false) { [uploadState] in
+            let file = uploadState.withLock { state -> URL? in
+                state.isFinished = true
+                return state.uploadable?.temporaryFile
+            }
+            if let file { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// The body being sent, once it has been made (before the first attempt).
+    public var uploadable: RequestBody? { uploadState.withLock { $0.uploadable?.body } }
+
+    /// The body, made on first use. Throws ``CourierError/Kind/createUploadableFailed`` or
+    /// ``CourierError/Kind/multipartEncodingFailed`` when it cannot be made.
+    func uploadableBody() throws -> RequestBody {
+        if let made = uploadState.withLock({ $0.uploadable }) { return made.body }
+        let made: Uploadable
+        do {
+            made = try makeUploadable()
+        } catch let error as CourierError {
+            throw error
+        } catch {
+            throw CourierError.createUploadableFailed(error)
+        }
+        let (body, stale) = uploadState.withLock { state -> (RequestBody, URL?) in
+            if let existing = state.uploadable { return (existing.body, made.temporaryFile) }
+            state.uploadable = made
+            // Finished (cancelled) while the body was made: nobody will remove its file later.
+            return (made.body, state.isFinished ? made.temporaryFile : nil)
+        }
+        if let stale { try? FileManager.default.removeItem(at: stale) }
+        return body
+    }
+
+    override var canRetry: Bool { uploadable?.isReplayable ?? true }
+}

@@ -1,0 +1,194 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What `/upload` answers: how many bytes arrived and their SHA-256.
+struct UploadReceipt: Decodable, Equatable {
+    let bytes: Int
+    let sha256: String
+
+    init(bytes: Int, sha256: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
+
+    /// The receipt the server should give for `data`.
+    init(of data: Data) {
+        self.init(bytes: data.count, sha256: SHA256.hexDigest(of: data))
+    }
+}
+
+/// `count` pseudo-random bytes (seeded, so a failure reproduces).
+func testBytes(_ count: Int, seed: UInt64 = 42) -> Data {
+    var state = seed
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in bytes.indices {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+    }
+    return Data(bytes)
+}
+
+/// A new temporary directory, removed by `body`'s end.
+func withTemporaryDirectory<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
+/// A retry policy that retries POST too, at once.
+private let retryingPOST = RetryPolicy(
+    retryLimit: 2,
+    exponentialBackoffBase: 0,
+    exponentialBackoffScale: 0,
+    retryableHTTPMethods: [.post],
+    retriesNonIdempotentRequests: true
+)
+
+@Suite struct UploadRequestTests {
+    @Test(arguments: TransportKind.allCases)
+    func uploadsData(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let body = testBytes(300_000)
+            let progress = Mutex<[Int64]>([])
+            let request = session.upload(body, to: server.url("/upload"))
+                .uploadProgress { update in progress.withLock { $0.append(update.completedUnitCount) } }
+            let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
+            #expect(receipt == UploadReceipt(of: body))
+            #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
+            #expect(request.uploadProgress.totalUnitCount == Int64(body.count))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func uploadsAFileWithItsLength(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let body = testBytes(2_000_000)
+                let file = directory.appendingPathComponent("body.bin")
+                try body.write(to: file)
+                let receipt = try await session.upload(file, to: server.url("/upload")).validate()
+                    .serializingDecodable(UploadReceipt.self).value
+                #expect(receipt == UploadReceipt(of: body))
+                // A file's length is known: it is sent with Content-Length, not chunked.
+                let small = directory.appendingPathComponent("small.txt")
+                try Data("hello".utf8).write(to: small)
+                let echo = try await session.upload(
+                    small,
+                    to: server.url("/anything"),
+                    headers: ["Content-Type": "text/plain"]
+                )
+                .validate().serializingDecodable(BodyEcho.self).value
+                #expect(echo.headers["Content-Length"] == "5")
+                #expect(echo.headers["Transfer-Encoding"] == nil)
+                #expect(echo.data == "hello")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func uploadsAStreamChunked(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let body = testBytes(1_000_000, seed: 7)
+            let receipt = try await session.upload(InputStream(data: body), to: server.url("/upload")).validate()
+                .serializingDecodable(UploadReceipt.self).value
+            #expect(receipt == UploadReceipt(of: body))
+            // libcurl would label a POST body form-encoded, and httpbin would then echo it as a form.
+            let echo = try await session.upload(
+                InputStream(data: Data("streamed".utf8)),
+                to: server.url("/anything"),
+                headers: ["Content-Type": "text/plain"]
+            )
+            .validate().serializingDecodable(BodyEcho.self).value
+            #expect(echo.headers["Transfer-Encoding"] == "chunked")
+            #expect(echo.data == "streamed")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRetriedUploadReopensItsBody(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: retryingPOST)
+            let body = testBytes(100_000, seed: 3)
+            let opened = Mutex(0)
+            let streamed = RequestBody.stream(length: Int64(body.count)) {
+                opened.withLock { $0 += 1 }
+                return InputStream(data: body)
+            }
+            // The first attempt fails with 503 after the body was sent; the retry sends it again.
+            let request = session.upload(streamed, to: server.url("/fault/flaky/reopen?times=1&status=503"))
+            _ = try await request.validate().serializingData().value
+            #expect(request.retryCount == 1)
+            #expect(opened.withLock { $0 } == 2)
+            #expect(request.allMetrics.map(\.bytesSent) == [Int64(body.count), Int64(body.count)])
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSingleUseStreamIsNotRetried(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: retryingPOST)
+            let request = session.upload(
+                InputStream(data: Data("once".utf8)),
+                to: server.url("/fault/flaky/once?times=1&status=503")
+            )
+            let error = await request.validate().serializingData().result.failure
+            #expect(error?.responseCode == 503)
+            #expect(request.retryCount == 0)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aMissingFileFailsBeforeSending(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let missing = directory.appendingPathComponent("missing.bin")
+                let error = await session.upload(missing, to: server.url("/upload")).serializingData().result.failure
+                #expect(error?.kind == .createUploadableFailed)
+                #expect(error?.localizedDescription.contains("missing.bin") == true)
+                let directoryError = await session.upload(directory, to: server.url("/upload")).serializingData()
+                    .result.failure
+                #expect(directoryError?.kind == .createUploadableFailed)
+                await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                    try await server.waitForRequests(1, timeout: .milliseconds(100))
+                }
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStreamThatCannotOpenFailsTheUpload(transport: TransportKind) async throws {
+        struct Unavailable: Error {}
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let body = RequestBody.stream { throw Unavailable() }
+            let error = await session.upload(body, to: server.url("/upload")).serializingData().result.failure
+            #expect(error?.kind == .createUploadableFailed)
+            #expect(error?.underlyingError is Unavailable)
+            await session.invalidate()
+        }
+    }
+}
+
+/// The parts of httpbin's echo these tests read.
+struct BodyEcho: Decodable {
+    let headers: [String: String]
+    let data: String
+}
