@@ -9,8 +9,6 @@ import FoundationNetworking
 /// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
 /// or their async forms such as ``serializingDecodable(_:decoder:)``.
 public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
-    /// Builds the URLRequest for each attempt.
-    let convertible: any URLRequestConvertible
     /// The largest body accepted, or `nil` for no limit.
     let maximumBodySize: Int?
 
@@ -22,9 +20,9 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         interceptor: (any RequestInterceptor)?,
         delegate: any RequestDelegate
     ) {
-        self.convertible = convertible
         self.maximumBodySize = maximumBodySize
         super.init(
+            convertible: convertible,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,

@@ -89,6 +89,9 @@ public class Request: @unchecked Sendable {
         var bytesExpected: Int64 = -1
         var bytesSent: Int64 = 0
         var bytesExpectedToSend: Int64 = -1
+        /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
+        /// whatever ``state`` says.
+        var isHeldBack = false
         var downloadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
         var uploadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
     }
@@ -103,6 +106,8 @@ public class Request: @unchecked Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// The session that made the request; `nil` once the session is gone.
     public private(set) weak var delegate: (any RequestDelegate)?
+    /// Builds the URLRequest, once, before the first attempt.
+    let convertible: any URLRequestConvertible
 
     let mutableState = Protected(MutableState())
     /// Serialises the transport calls that make the task follow ``state``: whoever calls last
@@ -116,12 +121,14 @@ public class Request: @unchecked Sendable {
 
     init(
         id: UUID = UUID(),
+        convertible: any URLRequestConvertible,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
         delegate: any RequestDelegate
     ) {
         self.id = id
+        self.convertible = convertible
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
         self.interceptor = interceptor
@@ -231,12 +238,24 @@ public class Request: @unchecked Sendable {
     private func applyStateToTask() {
         taskSuspensionLock.lock()
         defer { taskSuspensionLock.unlock() }
-        let (state, task) = mutableState.withLock { ($0.machine.state, $0.task) }
+        let (state, task, isHeldBack) = mutableState.withLock { ($0.machine.state, $0.task, $0.isHeldBack) }
         switch state {
+        case .resumed where isHeldBack: task?.suspend()
         case .resumed: task?.resume()
         case .suspended: task?.suspend()
         case .initialized, .cancelled, .finished: break
         }
+    }
+
+    /// Pauses (`true`) or continues the transfer for the consumer's sake, without changing
+    /// ``state``: a file or stream consumer that falls behind holds the network back rather than
+    /// buffering without bound.
+    func holdBackTransfer(_ hold: Bool) {
+        let changed = mutableState.withLock { state -> Bool in
+            defer { state.isHeldBack = hold }
+            return state.isHeldBack != hold
+        }
+        if changed { applyStateToTask() }
     }
 
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
@@ -396,6 +415,12 @@ public class Request: @unchecked Sendable {
         return proceed
     }
 
+    /// Whether the latest attempt received no body bytes (validators let an empty body pass).
+    var receivedNoBody: Bool { mutableState.withLock { $0.bytesReceived == 0 } }
+
+    /// The URLRequest an attempt sends, from the adapted one: a download adds its `Range`.
+    func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest { urlRequest }
+
     /// Whether another attempt could be made at all; `false` for a body that can be sent only once.
     var canRetry: Bool { true }
 
@@ -460,12 +485,15 @@ public class Request: @unchecked Sendable {
         return nil
     }
 
-    /// Ends the request (once): records `error`, then runs every waiting handler.
-    func finish(error: CourierError? = nil) {
+    /// Ends the request (once): records `error`, then runs every waiting handler. Returns
+    /// whether this call ended it (`false` if it had ended already).
+    @discardableResult
+    func finish(error: CourierError? = nil) -> Bool {
         let handlers = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
-        guard let handlers else { return }
+        guard let handlers else { return false }
         eventMonitor?.requestDidFinish(self)
         handlers.forEach { $0() }
+        return true
     }
 
     /// Under the lock: marks the request finished, records `error` (the first finisher's error

@@ -249,10 +249,6 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// themselves when resumed or retried; you need not.
     public func startAttempt(of request: Request) {
         guard request.isStartingAttempt else { return }  // Called twice, or too late: nothing to start.
-        guard let request = request as? DataRequest else {
-            request.finish(error: .invalidHeader(name: "request", reason: "this session makes only data requests"))
-            return
-        }
         if let upload = request as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
             // Encoding a large multipart form writes a file: not on the caller's thread.
             DispatchQueue.global(qos: .utility).async { [self] in
@@ -270,7 +266,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     }
 
     /// Builds (once) and adapts the URLRequest of `request`'s next attempt, then performs it.
-    private func prepareAttempt(of request: DataRequest) {
+    private func prepareAttempt(of request: Request) {
         let initial: URLRequest
         if let built = request.initialRequest {
             initial = built
@@ -444,8 +440,9 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     /// Sends one attempt of `request` with `urlRequest`, unless a header is invalid (an adapter
     /// may have added it) or the request ended while it was being adapted.
-    private func perform(_ urlRequest: URLRequest, for request: DataRequest) {
-        guard !request.hasFinished else { return }
+    private func perform(_ urlRequest: URLRequest, for request: Request) {
+        guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
+        let urlRequest = request.finalizingURLRequest(urlRequest)
         if let (header, reason) = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).firstInvalidity {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return
@@ -460,7 +457,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             }
         }
         request.didCreateURLRequest(urlRequest)
-        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: request)
+        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: eventHandler)
         request.didCreateTask(task, for: urlRequest)
     }
 }

@@ -39,6 +39,9 @@ extension DataRequest {
         return self
     }
 
+}
+
+extension Request {
     /// Fails the request unless its status code is in `acceptableStatusCodes`, e.g. `200..<300`.
     @discardableResult
     public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
@@ -61,11 +64,10 @@ extension DataRequest {
     ) -> Self where Types.Element == String {
         appendValidator { request in
             guard let response = request.response else { return nil }
-            let data = (request as? DataRequest)?.data
             return ContentTypeValidation.failure(
                 acceptable: Array(acceptableContentTypes()),
                 responseContentType: response.mimeType,
-                bodyIsEmpty: data?.isEmpty ?? true
+                bodyIsEmpty: request.receivedNoBody
             )
         }
     }
@@ -78,11 +80,10 @@ extension DataRequest {
         // that captured it would keep it alive.
         validate(statusCode: 200..<300).appendValidator { request in
             guard let response = request.response else { return nil }
-            let data = (request as? DataRequest)?.data
             return ContentTypeValidation.failure(
                 acceptable: Self.acceptedContentTypes(of: request.lastRequest),
                 responseContentType: response.mimeType,
-                bodyIsEmpty: data?.isEmpty ?? true
+                bodyIsEmpty: request.receivedNoBody
             )
         }
     }
@@ -96,7 +97,7 @@ extension DataRequest {
         return types.isEmpty ? ["*/*"] : types
     }
 
-    private func appendValidator(_ validator: @escaping @Sendable (Request) -> CourierError?) -> Self {
+    func appendValidator(_ validator: @escaping @Sendable (Request) -> CourierError?) -> Self {
         mutableState.withLock { $0.validators.append(validator) }
         return self
     }

@@ -1,0 +1,366 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// @unchecked Sendable: its own mutable state sits in `transfer`, behind one lock, and the file is
+// confined to its queue; the rest is Request's, behind Request's lock.
+/// A request whose response body streams to a file on disk, in constant memory, and is moved to
+/// its destination once complete and valid.
+///
+/// ```swift
+/// let destination = DownloadRequest.suggestedDownloadDestination(in: folder, options: .removePreviousFile)
+/// let fileURL = try await session.download(url, to: destination).validate().serializingDownloadedFileURL().value
+/// ```
+///
+/// The body goes to a temporary file as it arrives (written off the transport's threads; when
+/// the disk falls behind, the transfer pauses rather than buffer). When the last byte is in and
+/// validation passes, the file is renamed to the ``Destination``: a failed, cancelled or
+/// truncated download never appears there.
+///
+/// Interrupted downloads resume: ``cancel(producingResumeData:)`` (or a dropped connection)
+/// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:to:interceptor:)``,
+/// and a retry after a dropped connection continues where it stopped, when the server supports
+/// ranges. Either way the request carries `Range` and `If-Range`; a server whose file changed
+/// answers `200` and the download starts over, and a `416` starts over too.
+public final class DownloadRequest: Request, TransportEventHandler, @unchecked Sendable {
+    /// What the current attempt's response means for the file.
+    private enum Disposition {
+        /// Write the body after the bytes kept.
+        case write
+        /// The server refused the range (416) or sent another one: discard the body, start over.
+        case startOver
+    }
+
+    private struct Transfer {
+        /// The bytes of the file the next attempt continues after, with a `Range`; 0 starts over.
+        var resumeOffset: Int64 = 0
+        var entityTag: String?
+        var lastModified: String?
+        var acceptsRanges = false
+        /// The whole body's length, when the server said.
+        var expectedLength: Int64?
+        /// The offset the current attempt's `Range` asked for.
+        var requestedOffset: Int64?
+        var disposition = Disposition.write
+        /// Bytes handed to the file queue and not yet written.
+        var pendingBytes: Int64 = 0
+        var isHoldingBack = false
+        var producesResumeData = false
+        var resumeData: Data?
+        var fileURL: URL?
+    }
+
+    /// Pause the transfer when this much is waiting to be written; continue below the low mark.
+    private static let highWaterMark: Int64 = 8 << 20
+    private static let lowWaterMark: Int64 = 2 << 20
+
+    /// Where the finished file goes; `nil` leaves it at its temporary URL.
+    public let destination: Destination?
+    /// The file the body is written to while the download runs.
+    public var temporaryURL: URL { file.url }
+    let file: DownloadFile
+    private let transfer: Protected<Transfer>
+
+    init(
+        convertible: any URLRequestConvertible,
+        destination: Destination?,
+        resumingFrom resumeData: DownloadResumeData?,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
+        delegate: any RequestDelegate
+    ) {
+        self.destination = destination
+        var transfer = Transfer()
+        if let resumeData {
+            file = DownloadFile(url: URL(fileURLWithPath: resumeData.temporaryFilePath))
+            transfer.resumeOffset = resumeData.bytesReceived
+            transfer.entityTag = resumeData.entityTag
+            transfer.lastModified = resumeData.lastModified
+            transfer.acceptsRanges = true
+            transfer.expectedLength = resumeData.expectedLength
+        } else {
+            file = DownloadFile.makeTemporary()
+        }
+        self.transfer = Protected(transfer)
+        super.init(
+            convertible: convertible,
+            serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor,
+            interceptor: interceptor,
+            delegate: delegate
+        )
+        // Runs before any response handler (which also waits for the file queue), so handlers
+        // see the file closed, moved or removed, and the resume data made.
+        appendFinishHandler(resumingRequest: false) { [weak self] in
+            guard let self else { return }
+            file.queue.async { self.closeFileAfterFinishing() }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Where the downloaded file is, once the download has succeeded and been moved.
+    public var fileURL: URL? { transfer.withLock { $0.fileURL } }
+
+    /// Data to continue this download with ``Session/download(resumingWith:to:interceptor:)``:
+    /// made when the request is cancelled with ``cancel(producingResumeData:)`` or fails on the
+    /// network with part of the body on disk. Available to response handlers (in
+    /// ``DownloadResponse/resumeData``), and here once they run.
+    public var resumeData: Data? { transfer.withLock { $0.resumeData } }
+
+    // MARK: - Cancelling
+
+    /// Cancels the download; with `producingResumeData`, keeps the partial file and makes
+    /// ``resumeData`` for it.
+    @discardableResult
+    public func cancel(producingResumeData: Bool) -> Self {
+        if producingResumeData { transfer.withLock { $0.producesResumeData = true } }
+        return cancel()
+    }
+
+    /// Cancels the download, keeps the partial file, and calls `completionHandler` on `queue`
+    /// with the resume data (or `nil` if nothing had been received).
+    @discardableResult
+    public func cancel(
+        byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void,
+        queue: DispatchQueue = .courierCallbacks
+    ) -> Self {
+        cancel(producingResumeData: true)
+        appendFinishHandler(resumingRequest: false) { [file, transfer] in
+            file.queue.async {
+                let data = transfer.withLock { $0.resumeData }
+                queue.async { completionHandler(data) }
+            }
+        }
+        return self
+    }
+
+    // MARK: - Attempts
+
+    /// Adds `Range` and `If-Range` when the file holds part of the body and the server can be
+    /// asked for the rest safely (it takes ranges and gave a validator).
+    override func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest {
+        let resume = transfer.withLock { transfer -> (offset: Int64, validator: String)? in
+            transfer.requestedOffset = nil
+            transfer.disposition = .write
+            // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
+            let strongTag = transfer.entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+            guard transfer.resumeOffset > 0, transfer.acceptsRanges,
+                let validator = strongTag ?? transfer.lastModified
+            else { return nil }
+            transfer.requestedOffset = transfer.resumeOffset
+            return (transfer.resumeOffset, validator)
+        }
+        guard let resume, urlRequest.value(forHTTPHeaderField: "Range") == nil else { return urlRequest }
+        var urlRequest = urlRequest
+        urlRequest.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
+        urlRequest.setValue(resume.validator, forHTTPHeaderField: "If-Range")
+        return urlRequest
+    }
+
+    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        let status = response.statusCode
+        let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
+        let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        let kept = transfer.withLock { transfer -> Int64 in
+            if status == 200 || status == 206 {
+                transfer.entityTag = response.value(forHTTPHeaderField: "ETag")
+                transfer.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+                transfer.acceptsRanges =
+                    status == 206
+                    || response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
+            }
+            guard let offset = transfer.requestedOffset else {
+                transfer.expectedLength = status == 200 ? contentLength : nil
+                return 0
+            }
+            switch status {
+            case 206 where range?.start == offset:
+                transfer.expectedLength = range?.completeLength ?? contentLength.map { $0 + offset }
+                return offset
+            case 206, 416:
+                transfer.disposition = .startOver
+                transfer.resumeOffset = 0
+                return 0
+            default:
+                // The file changed (If-Range failed) or ranges are not served: the body is all of it.
+                transfer.expectedLength = status == 200 ? contentLength : nil
+                return 0
+            }
+        }
+        let expected = transfer.withLock { $0.expectedLength }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
+            state.response = response
+            state.bytesReceived = kept
+            state.bytesExpected = expected ?? -1
+            return true
+        }
+        guard isCurrent else { return }
+        file.queue.async { [file] in file.open(keepingBytes: kept) }
+        eventMonitor?.request(self, didReceive: response)
+    }
+
+    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)?? in
+            guard state.task === task, !state.machine.hasFinished else { return nil }
+            state.bytesReceived += Int64(data.count)
+            return .some(state.downloadProgressHandler.map { ($0.queue, $0.handler) })
+        }
+        guard let handler else { return }
+        let (writes, holdBack) = transfer.withLock { transfer -> (Bool, Bool) in
+            guard case .write = transfer.disposition else { return (false, false) }
+            transfer.pendingBytes += Int64(data.count)
+            guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark else { return (true, false) }
+            transfer.isHoldingBack = true
+            return (true, true)
+        }
+        guard writes else { return }
+        if holdBack { holdBackTransfer(true) }
+        file.queue.async { [self] in
+            file.write(data)
+            let release = transfer.withLock { transfer -> Bool in
+                transfer.pendingBytes -= Int64(data.count)
+                guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
+                transfer.isHoldingBack = false
+                return true
+            }
+            if release { holdBackTransfer(false) }
+        }
+        if let (queue, handler) = handler {
+            let progress = downloadProgress
+            queue.async { handler(progress) }
+        }
+    }
+
+    public func transportTask(
+        _ task: any TransportTask,
+        didSendBodyBytes totalBytesSent: Int64,
+        of totalBytesExpected: Int64?
+    ) {
+        mutableState.withLock { state in
+            guard state.task === task else { return }
+            state.bytesSent = totalBytesSent
+            state.bytesExpectedToSend = totalBytesExpected ?? -1
+        }
+    }
+
+    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
+            guard state.task === task else { return .ignore }
+            state.metrics.append(metrics)
+            let action = state.machine.attemptCompleted()
+            if action == .complete { state.task = nil }
+            return action
+        }
+        guard action == .complete else { return }
+        // Behind every write of this attempt.
+        file.queue.async { [self] in
+            attemptDidComplete(error: error.map(CourierError.attemptFailed), metrics: metrics)
+        }
+    }
+
+    /// On the file queue, with the attempt's bytes all written: retry, start over, or validate.
+    private func attemptDidComplete(error: CourierError?, metrics: RequestMetrics) {
+        let fileLength = file.length
+        let writeError = file.writeError
+        let startsOver = transfer.withLock { transfer -> Bool in
+            // What is on disk is what a retry continues from, if the server can be asked for the rest.
+            transfer.resumeOffset = fileLength
+            if case .startOver = transfer.disposition {
+                transfer.resumeOffset = 0
+                return true
+            }
+            return false
+        }
+        if let writeError {
+            let failure = CourierError.downloadFileWriteFailed(writeError)
+            eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: failure)
+            finish(error: failure)
+            return
+        }
+        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: error)
+        if let error {
+            retryOrFinish(error: error)
+            return
+        }
+        if startsOver {
+            startOver()
+            return
+        }
+        serializationQueue.async { [self] in
+            let validationError = runValidators()
+            eventMonitor?.request(self, didValidateWithError: validationError)
+            guard validationError == nil else {
+                // The body was rejected: a retry must not continue it.
+                transfer.withLock { $0.resumeOffset = 0 }
+                retryOrFinish(error: validationError)
+                return
+            }
+            file.queue.async { [self] in moveToDestination() }
+        }
+    }
+
+    /// The server could not serve the rest: one more attempt, for the whole body.
+    private func startOver() {
+        let isRunning = mutableState.withLock { $0.machine.awaitRetryDecision() }
+        guard isRunning, prepareForRetry() else { return }
+        delegate?.startAttempt(of: self)
+    }
+
+    /// On the file queue: moves the complete file to the destination, then finishes.
+    private func moveToDestination() {
+        file.close()
+        // Cancelled meanwhile: the file must not reach the destination.
+        guard !hasFinished, let response else {
+            finish()
+            return
+        }
+        guard let destination else {
+            transfer.withLock { $0.fileURL = file.url }
+            if !finish() { transfer.withLock { $0.fileURL = nil } }
+            return
+        }
+        let (destinationURL, options) = destination(file.url, response)
+        do {
+            try Self.moveFile(from: file.url, to: destinationURL, options: options)
+            transfer.withLock { $0.fileURL = destinationURL }
+            if !finish() {
+                // A cancel won the race during the move: what it reports must hold, so the file goes.
+                transfer.withLock { $0.fileURL = nil }
+                try? FileManager.default.removeItem(at: destinationURL)
+            }
+        } catch {
+            finish(error: .downloadedFileMoveFailed(error: error, source: file.url, destination: destinationURL))
+        }
+    }
+
+    /// On the file queue, once finished: a moved file is left alone; a partial one is kept with
+    /// resume data when asked for (or after a network failure), and removed otherwise.
+    private func closeFileAfterFinishing() {
+        file.close()
+        let requestError = error
+        let lastRequest = lastRequest
+        let keeps = transfer.withLock { transfer -> Bool in
+            guard transfer.fileURL == nil, file.length > 0, let lastRequest else { return false }
+            let failedOnNetwork = requestError?.kind == .transportFailed && transfer.acceptsRanges
+            guard transfer.producesResumeData || failedOnNetwork else { return false }
+            var request = lastRequest
+            request.setValue(nil, forHTTPHeaderField: "Range")
+            request.setValue(nil, forHTTPHeaderField: "If-Range")
+            transfer.resumeData = try? DownloadResumeData(
+                request: request,
+                bytesReceived: file.length,
+                temporaryFilePath: file.url.path,
+                entityTag: transfer.entityTag,
+                lastModified: transfer.lastModified,
+                expectedLength: transfer.expectedLength
+            ).encoded()
+            return transfer.resumeData != nil
+        }
+        if !keeps, fileURL == nil { file.remove() }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    // MARK: - Downloading
+
+    /// Downloads `url` to a file: the body streams to disk, then moves to `destination` once
+    /// complete and valid (see ``DownloadRequest``).
+    ///
+    /// - Parameters:
+    ///   - url: What to download.
+    ///   - method: The method; `GET` by default.
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - requestModifier: A last chance to change the URLRequest.
+    ///   - destination: Where the file goes; `nil` leaves it at ``DownloadRequest/temporaryURL``.
+    public func download(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        download(
+            convertible(url, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor,
+            to: destination
+        )
+    }
+
+    /// Downloads what `convertible` asks for to `destination`.
+    public func download(
+        _ convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        register(
+            DownloadRequest(
+                convertible: convertible,
+                destination: destination,
+                resumingFrom: nil,
+                serializationQueue: makeRequestSerializationQueue(),
+                eventMonitor: requestEventMonitor,
+                interceptor: interceptor,
+                delegate: self
+            )
+        )
+    }
+
+    /// Continues an interrupted download from its ``DownloadRequest/resumeData``, asking the
+    /// server for the rest only (`Range` and `If-Range`). If the file changed on the server, the
+    /// download starts over. Works across processes while the partial file exists.
+    ///
+    /// Resume data that is not Courier's, of an unknown version, or whose partial file is gone
+    /// fails the request with ``CourierError/Kind/invalidResumeData``.
+    public func download(
+        resumingWith resumeData: Data,
+        to destination: DownloadRequest.Destination? = nil,
+        interceptor: (any RequestInterceptor)? = nil
+    ) -> DownloadRequest {
+        let decoded: DownloadResumeData
+        do {
+            decoded = try DownloadResumeData(data: resumeData)
+        } catch {
+            let failed = download(FailedConvertible(error: error), interceptor: interceptor, to: destination)
+            failed.finish(error: (error as? CourierError) ?? .invalidResumeData(error))
+            return failed
+        }
+        return register(
+            DownloadRequest(
+                convertible: decoded.urlRequest,
+                destination: destination,
+                resumingFrom: decoded,
+                serializationQueue: makeRequestSerializationQueue(),
+                eventMonitor: requestEventMonitor,
+                interceptor: interceptor,
+                delegate: self
+            )
+        )
+    }
+}
+
+/// A request that cannot be built, for a request that has failed before it started.
+private struct FailedConvertible: URLRequestConvertible {
+    let error: any Error
+
+    func asURLRequest() throws -> URLRequest { throw error }
+}

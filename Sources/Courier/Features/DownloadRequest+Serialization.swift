@@ -1,0 +1,169 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension DownloadRequest {
+    /// A custom validation of a download: return `.failure` to fail it with your error. `fileURL`
+    /// is the complete file at its temporary location (it moves to the destination only after
+    /// every validation passed); read it only if you need to.
+    public typealias Validation =
+        @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> Result<Void, any Error>
+
+    /// Fails the download unless `validation` accepts it; see ``Validation``.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendValidator { request in
+            guard let response = request.response, let download = request as? DownloadRequest else { return nil }
+            if case .failure(let error) = validation(request.lastRequest, response, download.temporaryURL) {
+                return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
+            }
+            return nil
+        }
+    }
+
+    // MARK: - Response handlers
+
+    /// Calls `completionHandler` on `queue` with the raw outcome: the file's URL, or the error.
+    @discardableResult
+    public func response(
+        queue: DispatchQueue = .courierCallbacks,
+        completionHandler: @escaping @Sendable (DownloadResponse<URL?, CourierError>) -> Void
+    ) -> Self {
+        appendDownloadHandler(queue: queue, completionHandler: completionHandler) { _, _, fileURL, error in
+            if let error { throw error }
+            return fileURL
+        }
+    }
+
+    /// Calls `completionHandler` with the downloaded file's URL at its destination.
+    @discardableResult
+    public func responseURL(
+        queue: DispatchQueue = .courierCallbacks,
+        completionHandler: @escaping @Sendable (DownloadResponse<URL, CourierError>) -> Void
+    ) -> Self {
+        appendDownloadHandler(queue: queue, completionHandler: completionHandler, serialize: Self.downloadedFileURL)
+    }
+
+    /// Calls `completionHandler` with the value `serializer` makes of the file's contents, which are
+    /// read into memory for it: use it for files small enough to hold.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .courierCallbacks,
+        responseSerializer serializer: Serializer,
+        completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, CourierError>) -> Void
+    ) -> Self {
+        appendDownloadHandler(queue: queue, completionHandler: completionHandler) { request, response, fileURL, error in
+            try serializer.serialize(
+                request: request,
+                response: response,
+                data: try Self.contents(of: fileURL, error: error),
+                error: error
+            )
+        }
+    }
+
+    /// Calls `completionHandler` with the file's contents as `Data`.
+    @discardableResult
+    public func responseData(
+        queue: DispatchQueue = .courierCallbacks,
+        completionHandler: @escaping @Sendable (DownloadResponse<Data, CourierError>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    /// Calls `completionHandler` with the file's contents as text (see ``StringResponseSerializer``).
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue = .courierCallbacks,
+        encoding: String.Encoding? = nil,
+        completionHandler: @escaping @Sendable (DownloadResponse<String, CourierError>) -> Void
+    ) -> Self {
+        response(
+            queue: queue,
+            responseSerializer: StringResponseSerializer(encoding: encoding),
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Calls `completionHandler` with the file's contents decoded as `type`.
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        queue: DispatchQueue = .courierCallbacks,
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        completionHandler: @escaping @Sendable (DownloadResponse<T, CourierError>) -> Void
+    ) -> Self {
+        response(
+            queue: queue,
+            responseSerializer: DecodableResponseSerializer<T>(decoder: decoder),
+            completionHandler: completionHandler
+        )
+    }
+
+    // MARK: - Serializing
+
+    /// The file's URL, or the request's error.
+    static func downloadedFileURL(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        fileURL: URL?,
+        error: CourierError?
+    ) throws -> URL {
+        if let error { throw error }
+        guard let fileURL else { throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength) }
+        return fileURL
+    }
+
+    /// The file's bytes, or `nil` when the request failed or left no file.
+    private static func contents(of fileURL: URL?, error: CourierError?) throws -> Data? {
+        guard error == nil, let fileURL else { return nil }
+        do {
+            return try Data(contentsOf: fileURL)
+        } catch {
+            throw CourierError.responseSerializationFailed(.inputFileReadFailed(at: fileURL))
+        }
+    }
+
+    /// Runs `serialize` on the serialization queue once the request has finished and its file is
+    /// settled (moved, kept for resuming, or removed), then calls `completionHandler` on `queue`.
+    private func appendDownloadHandler<Value: Sendable>(
+        queue: DispatchQueue,
+        completionHandler: @escaping @Sendable (DownloadResponse<Value, CourierError>) -> Void,
+        serialize: @escaping @Sendable (URLRequest?, HTTPURLResponse?, URL?, CourierError?) throws -> Value
+    ) -> Self {
+        appendFinishHandler { [self] in
+            // Behind the file's own settling, which the request queued there when it finished.
+            file.queue.async { [self] in
+                serializationQueue.async { [self] in
+                    let (request, response, metrics, error) = mutableState.withLock {
+                        ($0.requests.last, $0.response, $0.metrics.last, $0.error)
+                    }
+                    let (fileURL, resumeData) = (self.fileURL, self.resumeData)
+                    let start = DispatchTime.now()
+                    let result: Result<Value, CourierError>
+                    do {
+                        result = .success(try serialize(request, response, fileURL, error))
+                    } catch let error as CourierError {
+                        result = .failure(error)
+                    } catch {
+                        result = .failure(.responseSerializationFailed(.customSerializationFailed(error: error)))
+                    }
+                    let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                    let downloadResponse = DownloadResponse(
+                        request: request,
+                        response: response,
+                        fileURL: fileURL,
+                        resumeData: resumeData,
+                        metrics: metrics,
+                        serializationDuration: duration,
+                        result: result
+                    )
+                    queue.async { completionHandler(downloadResponse) }
+                }
+            }
+        }
+        return self
+    }
+}

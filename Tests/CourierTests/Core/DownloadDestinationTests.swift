@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct DownloadDestinationTests {
+    @Test(arguments: [
+        ("attachment; filename=\"report.pdf\"", "report.pdf"),
+        ("attachment; filename=plain.txt", "plain.txt"),
+        ("attachment; filename=\"quoted \\\"name\\\".txt\"", "quoted \"name\".txt"),
+        ("attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.txt", "€ rates.txt"),
+        ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
+        ("inline; FILENAME=\"upper.txt\"", "upper.txt"),
+    ])
+    func contentDispositionFileNames(header: String, expected: String) {
+        #expect(ContentDisposition.fileName(in: header) == expected)
+    }
+
+    @Test func contentDispositionWithoutAFileName() {
+        #expect(ContentDisposition.fileName(in: "attachment") == nil)
+        #expect(ContentDisposition.fileName(in: "attachment; size=10") == nil)
+    }
+
+    @Test(
+        arguments: [
+            ("../../etc/passwd", "passwd"),
+            ("..\\..\\windows\\system.ini", "system.ini"),
+            ("/absolute/path.txt", "path.txt"),
+            ("..", nil),
+            (".hidden", "hidden"),
+            ("bad\u{0}name\n.txt", "badname.txt"),
+            ("   ", nil),
+            ("normal.zip", "normal.zip"),
+        ] as [(String, String?)]
+    )
+    func fileNamesAreSanitized(name: String, expected: String?) {
+        #expect(DownloadRequest.sanitizedFileName(name) == expected)
+    }
+
+    @Test func contentRangeHeaders() {
+        #expect(ContentRange("bytes 100-199/1000") == ContentRange(start: 100, completeLength: 1000))
+        #expect(ContentRange("bytes 0-9/*")?.completeLength == nil)
+        #expect(ContentRange("bytes */1000") == nil)
+        #expect(ContentRange("items 1-2/3") == nil)
+        #expect(ContentRange(nil) == nil)
+    }
+
+    @Test func resumeDataRoundTripsWithoutCredentials() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        try Data("partial".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/file")))
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        request.setValue("a=b", forHTTPHeaderField: "Cookie")
+        request.setValue("courier", forHTTPHeaderField: "User-Agent")
+        let data = try DownloadResumeData(
+            request: request,
+            bytesReceived: 7,
+            temporaryFilePath: file.path,
+            entityTag: "\"v1\"",
+            lastModified: nil,
+            expectedLength: 100
+        ).encoded()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.contains("secret") && !text.contains("a=b"))
+        let decoded = try DownloadResumeData(data: data)
+        #expect(decoded.headers == ["User-Agent": "courier"])
+        #expect(decoded.bytesReceived == 7 && decoded.entityTag == "\"v1\"" && decoded.expectedLength == 100)
+        #expect(decoded.version == DownloadResumeData.currentVersion)
+    }
+}

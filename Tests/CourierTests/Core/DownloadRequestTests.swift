@@ -1,0 +1,289 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The body `/range/:n` serves: the `a`-`z` pattern.
+func rangePattern(_ length: Int) -> Data {
+    Data((0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+}
+
+/// Retries GET at once after a dropped connection.
+private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 0, exponentialBackoffScale: 0)
+
+@Suite struct DownloadRequestTests {
+    @Test(arguments: TransportKind.allCases)
+    func downloadsToTheDestination(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let target = directory.appendingPathComponent("pattern.bin")
+                let request = session.download(server.url("/range/300000"), to: { _, _ in (target, []) })
+                let fileURL = try await request.validate().serializingDownloadedFileURL().value
+                #expect(fileURL == target)
+                #expect(try Data(contentsOf: target) == rangePattern(300_000))
+                #expect(!FileManager.default.fileExists(atPath: request.temporaryURL.path), "moved, not copied")
+                #expect(request.downloadProgress.fractionCompleted == 1)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadThatFailsValidationLeavesNoFile(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let target = directory.appendingPathComponent("missing.bin")
+                let request = session.download(server.url("/status/404"), to: { _, _ in (target, []) })
+                let response = await request.validate().serializingDownloadedFileURL().response
+                #expect(response.error?.responseCode == 404)
+                #expect(response.fileURL == nil)
+                #expect(!FileManager.default.fileExists(atPath: target.path))
+                #expect(!FileManager.default.fileExists(atPath: request.temporaryURL.path))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func destinationOptionsDecideHowTheFileMoves(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let url = server.url("/range/1000")
+                let nested = directory.appendingPathComponent("a/b/file.bin")
+                let noDirectory = await session.download(url, to: { _, _ in (nested, []) })
+                    .serializingDownloadedFileURL()
+                    .result.failure
+                #expect(noDirectory?.kind == .downloadedFileMoveFailed)
+                let created = try await session.download(url, to: { _, _ in (nested, .createIntermediateDirectories) })
+                    .serializingDownloadedFileURL().value
+                #expect(try Data(contentsOf: created) == rangePattern(1000))
+
+                let existing = directory.appendingPathComponent("existing.bin")
+                try Data("old".utf8).write(to: existing)
+                let kept = await session.download(url, to: { _, _ in (existing, []) }).serializingDownloadedFileURL()
+                    .result
+                    .failure
+                #expect(kept?.kind == .downloadedFileMoveFailed)
+                #expect(try Data(contentsOf: existing) == Data("old".utf8), "an existing file stays unless asked")
+                _ = try await session.download(url, to: { _, _ in (existing, .removePreviousFile) })
+                    .serializingDownloadedFileURL().value
+                #expect(try Data(contentsOf: existing) == rangePattern(1000))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func suggestedDestinationUsesASanitizedContentDispositionName(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let disposition = "attachment; filename=\"../../escape.txt\""
+                var components = URLComponents(url: server.url("/response-headers"), resolvingAgainstBaseURL: false)
+                components?.queryItems = [URLQueryItem(name: "Content-Disposition", value: disposition)]
+                let url = try #require(components?.url)
+                let fileURL = try await session.download(
+                    url,
+                    to: DownloadRequest.suggestedDownloadDestination(in: directory)
+                ).validate().serializingDownloadedFileURL().value
+                #expect(fileURL == directory.appendingPathComponent("escape.txt"))
+                #expect(FileManager.default.fileExists(atPath: fileURL.path))
+                // Without Content-Disposition: the URL's last path component.
+                let byPath = try await session.download(
+                    server.url("/range/26"),
+                    to: DownloadRequest.suggestedDownloadDestination(in: directory)
+                ).serializingDownloadedFileURL().value
+                #expect(byPath == directory.appendingPathComponent("26"))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func resumesAfterCancellingWithResumeData(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let length = 200_000
+                let resumeData = try await Self.partialDownload(of: length, on: session, server: server)
+                let decoded = try DownloadResumeData(data: resumeData)
+                #expect(decoded.bytesReceived > 0 && decoded.bytesReceived < Int64(length))
+                #expect(decoded.entityTag == "range\(length)")
+                let size =
+                    try FileManager.default.attributesOfItem(atPath: decoded.temporaryFilePath)[.size] as? NSNumber
+                #expect(size?.int64Value ?? -1 >= decoded.bytesReceived)
+
+                let target = directory.appendingPathComponent("resumed.bin")
+                let resumed = session.download(resumingWith: resumeData, to: { _, _ in (target, []) })
+                _ = try await resumed.validate().serializingDownloadedFileURL().value
+                #expect(try Data(contentsOf: target) == rangePattern(length))
+                #expect(
+                    resumed.performedRequests.first?.value(forHTTPHeaderField: "Range")
+                        == "bytes=\(decoded.bytesReceived)-"
+                )
+                #expect(resumed.response?.statusCode == 206)
+                #expect(!FileManager.default.fileExists(atPath: decoded.temporaryFilePath))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func resumesAutomaticallyAfterADroppedConnection(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession(interceptor: retryingAtOnce)
+                let target = directory.appendingPathComponent("dropped.bin")
+                let request = session.download(
+                    server.url("/fault/drop/500000?after=150000&key=auto"),
+                    to: { _, _ in
+                        (target, [])
+                    }
+                )
+                _ = try await request.validate().serializingDownloadedFileURL().value
+                let expected = rangePattern(500_000)
+                #expect(SHA256.hexDigest(of: try Data(contentsOf: target)) == SHA256.hexDigest(of: expected))
+                #expect(request.retryCount == 1)
+                let range = request.performedRequests.last?.value(forHTTPHeaderField: "Range")
+                #expect(range?.hasPrefix("bytes=") == true && range != "bytes=0-")
+                #expect(request.response?.statusCode == 206)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aTruncatedDownloadLeavesNoFileButResumeData(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let target = directory.appendingPathComponent("truncated.bin")
+                let response = await session.download(
+                    server.url("/fault/drop/100000?after=40000&key=cut"),
+                    to: { _, _ in
+                        (target, [])
+                    }
+                ).serializingDownloadedFileURL().response
+                #expect(response.error?.urlError?.code == .networkConnectionLost)
+                #expect(!FileManager.default.fileExists(atPath: target.path))
+                let resumeData = try #require(response.resumeData)
+                #expect(try DownloadResumeData(data: resumeData).bytesReceived == 40000)
+                // The second request to the route is served whole: the rest arrives.
+                _ = try await session.download(resumingWith: resumeData, to: { _, _ in (target, []) })
+                    .serializingDownloadedFileURL().value
+                #expect(try Data(contentsOf: target) == rangePattern(100_000))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aChangedFileStartsOver(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let length = 200_000
+                var decoded = try DownloadResumeData(
+                    data: try await Self.partialDownload(of: length, on: session, server: server)
+                )
+                decoded.entityTag = "an-older-version"
+                let target = directory.appendingPathComponent("restarted.bin")
+                let request = session.download(resumingWith: decoded.encoded(), to: { _, _ in (target, []) })
+                _ = try await request.validate().serializingDownloadedFileURL().value
+                #expect(request.response?.statusCode == 200)
+                #expect(try Data(contentsOf: target) == rangePattern(length))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anUnsatisfiableRangeStartsOver(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let length = 200_000
+                var decoded = try DownloadResumeData(
+                    data: try await Self.partialDownload(of: length, on: session, server: server)
+                )
+                decoded.bytesReceived = Int64(length + 100)
+                let target = directory.appendingPathComponent("after416.bin")
+                let request = session.download(resumingWith: decoded.encoded(), to: { _, _ in (target, []) })
+                _ = try await request.validate().serializingDownloadedFileURL().value
+                #expect(request.allMetrics.map(\.statusCode) == [416, 200])
+                #expect(try Data(contentsOf: target) == rangePattern(length))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func unusableResumeDataFailsClearly(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let garbage = await session.download(resumingWith: Data("not resume data".utf8))
+                .serializingDownloadedFileURL().result.failure
+            #expect(garbage?.kind == .invalidResumeData)
+            var decoded = try DownloadResumeData(
+                data: try await Self.partialDownload(of: 100_000, on: session, server: server)
+            )
+            try FileManager.default.removeItem(atPath: decoded.temporaryFilePath)
+            let gone = await session.download(resumingWith: decoded.encoded()).serializingDownloadedFileURL().result
+                .failure
+            #expect(gone?.kind == .invalidResumeData)
+            decoded.version = 99
+            let future = await session.download(resumingWith: decoded.encoded()).serializingDownloadedFileURL()
+                .result.failure
+            #expect(future?.kind == .invalidResumeData)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func progressReachesOneAndNeverGoesBack(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let seen = Mutex<[Double]>([])
+            let request = session.download(server.url("/range/400000?chunk_size=20000"))
+                .downloadProgress { progress in seen.withLock { $0.append(progress.fractionCompleted) } }
+            _ = try await request.validate().serializingDownloadedFileURL().value
+            // Handlers run on one serial queue, in order: the last one has run once this has.
+            let values = await withCheckedContinuation { continuation in
+                DispatchQueue.courierCallbacks.async { continuation.resume(returning: seen.withLock { $0 }) }
+            }
+            #expect(values.last == 1)
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
+            await session.invalidate()
+        }
+    }
+
+    /// Resume data for a download of `/range/length` cancelled part-way.
+    static func partialDownload(of length: Int, on session: Session, server: TestServer) async throws -> Data {
+        let url = server.url("/range/\(length)?duration=2&chunk_size=5000")
+        let request = session.download(url)
+        let data = await value(within: 10) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Data?, Never>) in
+                let cancelled = Mutex(false)
+                request.downloadProgress { [request] progress in
+                    guard progress.completedUnitCount >= 20000 else { return }
+                    let isFirst = cancelled.withLock { wasCancelled in
+                        defer { wasCancelled = true }
+                        return !wasCancelled
+                    }
+                    guard isFirst else { return }
+                    request.cancel(byProducingResumeData: { continuation.resume(returning: $0) })
+                }
+                request.resume()
+            }
+        }
+        return try #require(data ?? nil, "cancelled with resume data in time")
+    }
+}
