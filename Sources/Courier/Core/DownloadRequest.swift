@@ -216,19 +216,21 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             transfer.pendingBytes += Int64(data.count)
             guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark else { return (true, false) }
             transfer.isHoldingBack = true
+            setTransferHeldBack(true)
             return (true, true)
         }
         guard writes else { return }
-        if holdBack { holdBackTransfer(true) }
+        if holdBack { applyStateToTask() }
         file.queue.async { [self] in
             file.write(data)
             let release = transfer.withLock { transfer -> Bool in
                 transfer.pendingBytes -= Int64(data.count)
                 guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
                 transfer.isHoldingBack = false
+                setTransferHeldBack(false)
                 return true
             }
-            if release { holdBackTransfer(false) }
+            if release { applyStateToTask() }
         }
         if let (queue, handler) = handler {
             let progress = downloadProgress

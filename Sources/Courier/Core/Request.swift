@@ -235,7 +235,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Resumes or suspends the current task to match the state as it is now.
-    private func applyStateToTask() {
+    func applyStateToTask() {
         taskSuspensionLock.lock()
         defer { taskSuspensionLock.unlock() }
         let (state, task, isHeldBack) = mutableState.withLock { ($0.machine.state, $0.task, $0.isHeldBack) }
@@ -247,15 +247,12 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Pauses (`true`) or continues the transfer for the consumer's sake, without changing
-    /// ``state``: a file or stream consumer that falls behind holds the network back rather than
-    /// buffering without bound.
-    func holdBackTransfer(_ hold: Bool) {
-        let changed = mutableState.withLock { state -> Bool in
-            defer { state.isHeldBack = hold }
-            return state.isHeldBack != hold
-        }
-        if changed { applyStateToTask() }
+    /// Records whether the consumer wants the transfer paused until it catches up (backpressure),
+    /// whatever ``state`` says; ``applyStateToTask()`` then acts on it. Callers decide under
+    /// their own lock and record the decision before releasing it, so that of two racing
+    /// decisions the later one is the one that stands.
+    func setTransferHeldBack(_ hold: Bool) {
+        mutableState.withLock { $0.isHeldBack = hold }
     }
 
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.

@@ -49,6 +49,20 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
+    /// Whether suspending a request pauses its transfer on the network (backpressure), as on Apple
+    /// platforms. FoundationNetworking cannot: a suspended task starts its request over when
+    /// resumed (a second response, the body again from its first byte). There, a started transfer
+    /// keeps running while suspended and its events wait, in memory, until it resumes: a slow
+    /// consumer is not protected from a fast server. Use the AsyncHTTPClient transport (the
+    /// default on Linux when `CourierNIO` is linked) for backpressure.
+    public static let pausesTransfers: Bool = {
+        #if canImport(FoundationNetworking)
+        return false
+        #else
+        return true
+        #endif
+    }()
+
     /// `URLSessionConfiguration.default` without a URL cache and without automatic cookies.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
@@ -81,7 +95,12 @@ public final class URLSessionTransport: Transport {
             request.httpBody = nil
             dataTask = session.uploadTask(withStreamedRequest: request)
         }
-        let task = URLSessionTransportTask(dataTask: dataTask, body: body, eventHandler: eventHandler)
+        let task = URLSessionTransportTask(
+            dataTask: dataTask,
+            body: body,
+            delegateQueue: session.delegateQueue,
+            eventHandler: eventHandler
+        )
         router.register(task, for: dataTask.taskIdentifier)
         return task
     }
@@ -106,6 +125,10 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         /// Whether the data task is suspended, as it is when made: URLSession counts suspensions,
         /// so each call is passed on only when it changes something.
         var isSuspended = true
+        /// Whether the data task has been resumed once.
+        var hasStarted = false
+        /// Events held while suspended, delivered in order on resume (FoundationNetworking only).
+        var heldEvents: [HeldEvent] = []
         /// Whether ``cancel()`` was called: a cancellation error is then the caller's.
         var isCancelled = false
         /// A `401`/`407` whose authentication challenge was declined (see ``didDeclineChallenge(with:)``).
@@ -114,17 +137,32 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         var bodyError: (any Error)?
     }
 
+    /// What the data task reported while the caller had suspended the attempt.
+    enum HeldEvent {
+        case response(HTTPURLResponse)
+        case data(Data)
+        case completion((any Error)?)
+    }
+
     let dataTask: URLSessionDataTask
     /// The body read as it is sent, for file and stream uploads.
     let body: RequestBody?
+    /// Where the session calls its delegate, one call at a time; held events are replayed there.
+    private let delegateQueue: OperationQueue
     /// Weak: the request owns its tasks, and a strong reference back would keep every finished
     /// request alive. Events for a request that is gone have nobody to tell.
     weak let eventHandler: (any TransportEventHandler)?
     private let state = Protected(Progress())
 
-    init(dataTask: URLSessionDataTask, body: RequestBody?, eventHandler: any TransportEventHandler) {
+    init(
+        dataTask: URLSessionDataTask,
+        body: RequestBody?,
+        delegateQueue: OperationQueue,
+        eventHandler: any TransportEventHandler
+    ) {
         self.dataTask = dataTask
         self.body = body
+        self.delegateQueue = delegateQueue
         self.eventHandler = eventHandler
     }
 
@@ -145,11 +183,20 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
 
     func resume() {
         // Under the lock, so calls from two threads reach the data task in the order they were decided.
-        state.withLock { state in
+        let replaysHeldEvents = state.withLock { state -> Bool in
             if state.startDate == nil { state.startDate = Date() }
-            guard state.isSuspended else { return }
+            guard state.isSuspended else { return false }
             state.isSuspended = false
-            dataTask.resume()
+            if !state.hasStarted || URLSessionTransport.pausesTransfers {
+                state.hasStarted = true
+                dataTask.resume()
+                return false
+            }
+            return !state.heldEvents.isEmpty
+        }
+        if replaysHeldEvents {
+            // On the delegate queue, so they stay in order with what the task reports next.
+            delegateQueue.addOperation { [self] in deliverHeldEvents() }
         }
     }
 
@@ -157,7 +204,31 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         state.withLock { state in
             guard !state.isSuspended else { return }
             state.isSuspended = true
-            dataTask.suspend()
+            if !state.hasStarted || URLSessionTransport.pausesTransfers { dataTask.suspend() }
+        }
+    }
+
+    /// Holds `event` while the attempt is suspended (or earlier events still wait), else lets it through.
+    private func holds(_ event: HeldEvent) -> Bool {
+        guard !URLSessionTransport.pausesTransfers else { return false }
+        return state.withLock { state in
+            guard state.isSuspended || !state.heldEvents.isEmpty else { return false }
+            state.heldEvents.append(event)
+            return true
+        }
+    }
+
+    /// Delivers the held events in order until none is left or the attempt is suspended again.
+    private func deliverHeldEvents() {
+        while let event = state.withLock({ state -> HeldEvent? in
+            guard !state.isSuspended, !state.heldEvents.isEmpty else { return nil }
+            return state.heldEvents.removeFirst()
+        }) {
+            switch event {
+            case .response(let response): deliver(response)
+            case .data(let data): deliver(data)
+            case .completion(let error): deliverCompletion(with: error)
+            }
         }
     }
 
@@ -173,6 +244,10 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didReceive(_ response: HTTPURLResponse) {
+        if !holds(.response(response)) { deliver(response) }
+    }
+
+    private func deliver(_ response: HTTPURLResponse) {
         state.withLock {
             $0.responseDate = Date()
             $0.statusCode = response.statusCode
@@ -181,6 +256,10 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didReceive(_ data: Data) {
+        if !holds(.data(data)) { deliver(data) }
+    }
+
+    private func deliver(_ data: Data) {
         state.withLock { $0.bytesReceived += Int64(data.count) }
         eventHandler?.transportTask(self, didReceive: data)
     }
@@ -193,6 +272,16 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didComplete(with error: (any Error)?) {
+        // A cancellation is the caller's: it goes through even while suspended.
+        if state.withLock({ $0.isCancelled }) {
+            state.withLock { $0.heldEvents.removeAll() }
+        } else if holds(.completion(error)) {
+            return
+        }
+        deliverCompletion(with: error)
+    }
+
+    private func deliverCompletion(with error: (any Error)?) {
         var error = error
         let declined = state.withLock { progress -> HTTPURLResponse? in
             guard !progress.completed, !progress.isCancelled, (error as NSError?)?.code == NSURLErrorCancelled else {
@@ -204,7 +293,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             // Declining the challenge cancelled the task: report the 401 itself, as Apple's
             // URLSession does when it has no credential. Its body was never read: it arrives empty.
             error = nil
-            didReceive(declined)
+            deliver(declined)
         }
         let endDate = Date()
         let progress: Progress? = state.withLock { progress in

@@ -57,7 +57,7 @@ private let retryingPOST = RetryPolicy(
     func uploadsData(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            let body = testBytes(300_000)
+            let body = testBytes(100_000)
             let progress = Mutex<[Int64]>([])
             let request = session.upload(body, to: server.url("/upload"))
                 .uploadProgress { update in progress.withLock { $0.append(update.completedUnitCount) } }
@@ -74,7 +74,7 @@ private let retryingPOST = RetryPolicy(
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession()
-                let body = testBytes(2_000_000)
+                let body = testBytes(400_000)
                 let file = directory.appendingPathComponent("body.bin")
                 try body.write(to: file)
                 let receipt = try await session.upload(file, to: server.url("/upload")).validate()
@@ -101,7 +101,7 @@ private let retryingPOST = RetryPolicy(
     func uploadsAStreamChunked(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            let body = testBytes(1_000_000, seed: 7)
+            let body = testBytes(300_000, seed: 7)
             let receipt = try await session.upload(InputStream(data: body), to: server.url("/upload")).validate()
                 .serializingDecodable(UploadReceipt.self).value
             #expect(receipt == UploadReceipt(of: body))

@@ -1,0 +1,213 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// @unchecked Sendable: its own mutable state sits in `streamState`, behind one lock; the rest is
+// Request's, behind Request's lock.
+/// A request whose response body reaches you in pieces as it arrives, for long-lived or large
+/// responses: server-sent lines, JSON lines, media.
+///
+/// ```swift
+/// for try await event in session.streamRequest(url).validate().streamingDecodable(Event.self) {
+///     print(event)
+/// }
+/// ```
+///
+/// Consume with ``responseStream(on:stream:)`` (and its string and `Decodable` forms) or the
+/// async sequences ``streamingData(bufferLimit:)``, ``streamingStrings(bufferLimit:)`` and
+/// ``streamingDecodable(_:decoder:bufferLimit:)``. Validators run on the response head, before
+/// the first piece reaches you. A consumer that falls behind holds the transfer back (the
+/// transport stops reading the socket) instead of letting the body pile up in memory. Once a
+/// piece has been delivered the request is not retried: you would see it twice.
+public final class DataStreamRequest: Request, TransportEventHandler, @unchecked Sendable {
+    /// Receives the pieces of the body and the end, and says when it has fallen behind.
+    protocol Consumer: AnyObject, Sendable {
+        /// Whether the consumer holds more than it wants: the transfer is held back while any does.
+        /// When it changes, the consumer calls ``DataStreamRequest/consumerLagDidChange()``.
+        var isLagging: Bool { get }
+        /// Takes `data`.
+        func receive(_ data: Data)
+        /// The request ended.
+        func complete(_ completion: Completion)
+    }
+
+    private struct StreamState {
+        var consumers: [any Consumer] = []
+        /// Pieces that arrived while the head was being validated, delivered once it passed.
+        var parked: [Data] = []
+        var isValidatingHead = false
+        /// Why the head was rejected; the transfer was cancelled and this is the attempt's error.
+        var headRejection: CourierError?
+        var hasDelivered = false
+    }
+
+    private let streamState = Protected(StreamState())
+
+    override init(
+        id: UUID = UUID(),
+        convertible: any URLRequestConvertible,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
+        delegate: any RequestDelegate
+    ) {
+        super.init(
+            id: id,
+            convertible: convertible,
+            serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor,
+            interceptor: interceptor,
+            delegate: delegate
+        )
+        appendFinishHandler(resumingRequest: false) { [weak self] in self?.deliverCompletion() }
+    }
+
+    // MARK: - Consumers
+
+    /// Adds `consumer`; it sees the pieces that arrive from now on. Resumes the request as a
+    /// response handler does.
+    func addConsumer(_ consumer: any Consumer) {
+        streamState.withLock { $0.consumers.append(consumer) }
+        appendFinishHandler {}
+    }
+
+    /// A consumer fell behind or caught up: holds the transfer back while the head is being
+    /// validated or any consumer is behind. Decided and recorded under the stream's lock, so the
+    /// latest call's view stands however calls race.
+    func consumerLagDidChange() {
+        streamState.withLock { state in
+            setTransferHeldBack(state.isValidatingHead || state.consumers.contains { $0.isLagging })
+        }
+        applyStateToTask()
+    }
+
+    override var canRetry: Bool { !streamState.withLock { $0.hasDelivered } }
+
+    /// A streamed body counts as present unless the head says it is empty: validators run before it arrives.
+    override var receivedNoBody: Bool { response?.expectedContentLength == 0 }
+
+    // MARK: - Transport events
+
+    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
+            state.response = response
+            state.bytesReceived = 0
+            state.bytesExpected = response.expectedContentLength
+            return true
+        }
+        guard isCurrent else { return }
+        eventMonitor?.request(self, didReceive: response)
+        streamState.withLock { state in
+            state.isValidatingHead = true
+            state.headRejection = nil
+            state.parked.removeAll()
+            setTransferHeldBack(true)
+        }
+        // Validators are user code: off the transport's thread, with the transfer held meanwhile.
+        applyStateToTask()
+        serializationQueue.async { [self] in
+            let rejection = runValidators()
+            eventMonitor?.request(self, didValidateWithError: rejection)
+            let parked = streamState.withLock { state -> [Data] in
+                state.isValidatingHead = false
+                state.headRejection = rejection
+                defer { state.parked.removeAll() }
+                return rejection == nil ? state.parked : []
+            }
+            if rejection != nil {
+                task.cancel()
+                return
+            }
+            parked.forEach { deliver($0) }
+            consumerLagDidChange()
+        }
+    }
+
+    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)?? in
+            guard state.task === task, !state.machine.hasFinished else { return nil }
+            state.bytesReceived += Int64(data.count)
+            return .some(state.downloadProgressHandler.map { ($0.queue, $0.handler) })
+        }
+        guard let handler else { return }
+        if let (queue, handler) = handler {
+            let progress = downloadProgress
+            queue.async { handler(progress) }
+        }
+        let delivers = streamState.withLock { state -> Bool in
+            // A rejected head's body never reaches consumers, even what arrives before the cancel takes.
+            guard state.headRejection == nil else { return false }
+            guard state.isValidatingHead else { return true }
+            state.parked.append(data)
+            return false
+        }
+        if delivers { deliver(data) }
+    }
+
+    public func transportTask(
+        _ task: any TransportTask,
+        didSendBodyBytes totalBytesSent: Int64,
+        of totalBytesExpected: Int64?
+    ) {
+        mutableState.withLock { state in
+            guard state.task === task else { return }
+            state.bytesSent = totalBytesSent
+            state.bytesExpectedToSend = totalBytesExpected ?? -1
+        }
+    }
+
+    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
+            guard state.task === task else { return .ignore }
+            state.metrics.append(metrics)
+            let action = state.machine.attemptCompleted()
+            if action == .complete { state.task = nil }
+            return action
+        }
+        guard action == .complete else { return }
+        // Behind the head's validation, which runs there too: its verdict is known by then.
+        serializationQueue.async { [self] in
+            let rejection = streamState.withLock { $0.headRejection }
+            let attemptError = rejection ?? error.map(CourierError.attemptFailed)
+            eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
+            retryOrFinish(error: attemptError)
+        }
+    }
+
+    private func deliver(_ data: Data) {
+        let consumers = streamState.withLock { state -> [any Consumer] in
+            state.hasDelivered = true
+            return state.consumers
+        }
+        consumers.forEach { $0.receive(data) }
+    }
+
+    private func deliverCompletion() {
+        let consumers = streamState.withLock { state -> [any Consumer] in
+            defer { state.consumers.removeAll() }
+            return state.consumers
+        }
+        let (request, response, metrics, error) = mutableState.withLock {
+            ($0.requests.last, $0.response, $0.metrics.last, $0.error)
+        }
+        let completion = Completion(request: request, response: response, metrics: metrics, error: error)
+        consumers.forEach { $0.complete(completion) }
+    }
+}
+
+extension DataStreamRequest {
+    /// How a stream ended: the last request and response, metrics, and the error if it failed.
+    public struct Completion: Sendable {
+        /// The last URLRequest sent.
+        public let request: URLRequest?
+        /// The response head, if one arrived.
+        public let response: HTTPURLResponse?
+        /// The last attempt's metrics.
+        public let metrics: RequestMetrics?
+        /// Why the stream failed; `nil` when the body arrived whole.
+        public let error: CourierError?
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+extension DataStreamRequest {
+    /// The body's pieces as they arrive: `for try await data in request.streamingData() { … }`.
+    ///
+    /// The loop ends when the body has all arrived and throws the request's ``CourierError`` if
+    /// it fails. Leaving the loop early, or cancelling the task running it, cancels the request.
+    /// While more than `bufferLimit` bytes wait for the loop, the transfer is held back.
+    public func streamingData(bufferLimit: Int = DataStreamRequest.defaultBufferLimit) -> DataStreamSequence<Data> {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit) { { data in [data] } }
+    }
+
+    /// The body as UTF-8 text, in pieces cut at character boundaries.
+    public func streamingStrings(bufferLimit: Int = DataStreamRequest.defaultBufferLimit) -> DataStreamSequence<String>
+    {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit) {
+            let decoder = UTF8PieceDecoder()
+            return { data in decoder.decode(data).map { [$0] } ?? [] }
+        }
+    }
+
+    /// Each line of the body decoded as `type` (JSON lines), in order. A line that does not
+    /// decode ends the loop with ``CourierError/Kind/responseSerializationFailed`` and cancels the request.
+    public func streamingDecodable<T: Decodable & Sendable>(
+        _ type: T.Type = T.self,
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit
+    ) -> DataStreamSequence<T> {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit) {
+            let lines = LineSplitter()
+            let made = decoder()
+            return { data in
+                // An empty piece marks the end: the last line may lack its newline.
+                let found = data.isEmpty ? lines.remainder().map { [$0] } ?? [] : lines.lines(in: data)
+                return try found.map { try DataStreamRequest.decode(T.self, from: $0, with: made).get() }
+            }
+        }
+    }
+}
+
+/// The values of a ``DataStreamRequest``'s body as an `AsyncSequence`: made by
+/// ``DataStreamRequest/streamingData(bufferLimit:)``, ``DataStreamRequest/streamingStrings(bufferLimit:)``
+/// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:)``.
+///
+/// Iterate it once: the body arrives once. Leaving the loop early cancels the request.
+public struct DataStreamSequence<Element: Sendable>: AsyncSequence, Sendable {
+    /// Turns each piece of the body into values; an empty piece means the body has ended.
+    typealias Transform = (Data) throws -> [Element]
+
+    private let request: DataStreamRequest
+    private let buffer: StreamBuffer
+    private let makeTransform: @Sendable () -> Transform
+
+    init(request: DataStreamRequest, bufferLimit: Int, makeTransform: @escaping @Sendable () -> Transform) {
+        self.request = request
+        self.buffer = StreamBuffer(request: request, bufferLimit: bufferLimit)
+        self.makeTransform = makeTransform
+        request.addConsumer(buffer)
+    }
+
+    /// Iterates the values.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(buffer: buffer, transform: makeTransform(), termination: Termination(request: request))
+    }
+
+    /// Gives the values one at a time, waiting for the body as needed.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let buffer: StreamBuffer
+        fileprivate let transform: Transform
+        fileprivate let termination: Termination
+        private var ready: [Element] = []
+        private var isDone = false
+
+        fileprivate init(buffer: StreamBuffer, transform: @escaping Transform, termination: Termination) {
+            self.buffer = buffer
+            self.transform = transform
+            self.termination = termination
+        }
+
+        /// The next value, `nil` after the last, or the request's error.
+        public mutating func next() async throws -> Element? {
+            while ready.isEmpty {
+                guard !isDone else { return nil }
+                let chunk = try await buffer.next()
+                do {
+                    ready = try transform(chunk ?? Data())
+                } catch {
+                    isDone = true
+                    termination.request.cancel()
+                    throw (error as? CourierError)
+                        ?? .responseSerializationFailed(.customSerializationFailed(error: error))
+                }
+                if chunk == nil {
+                    isDone = true
+                    termination.isFinished = true
+                }
+            }
+            return ready.removeFirst()
+        }
+    }
+}
+
+// @unchecked Sendable: `isFinished` is only set by the iterator that owns this object.
+/// Cancels the request when the iterator goes away before the body ended (the loop was left).
+final class Termination: @unchecked Sendable {
+    let request: DataStreamRequest
+    var isFinished = false
+
+    init(request: DataStreamRequest) {
+        self.request = request
+    }
+
+    deinit {
+        if !isFinished { request.cancel() }
+    }
+}
+
+// @unchecked Sendable: all mutable state sits in `state`, behind one lock.
+/// Holds the pieces of the body between the transport and an async loop.
+final class StreamBuffer: DataStreamRequest.Consumer, @unchecked Sendable {
+    private struct State {
+        var chunks: [Data] = []
+        var bufferedBytes = 0
+        var isLagging = false
+        var completion: DataStreamRequest.Completion?
+        var waiter: CheckedContinuation<Data?, any Error>?
+    }
+
+    private let request: DataStreamRequest
+    private let bufferLimit: Int
+    private let state = Protected(State())
+
+    init(request: DataStreamRequest, bufferLimit: Int) {
+        self.request = request
+        self.bufferLimit = max(1, bufferLimit)
+    }
+
+    var isLagging: Bool { state.withLock { $0.isLagging } }
+
+    func receive(_ data: Data) {
+        let (waiter, startsLagging) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard state.completion == nil else { return (nil, false) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, false)
+            }
+            state.chunks.append(data)
+            state.bufferedBytes += data.count
+            guard !state.isLagging, state.bufferedBytes > bufferLimit else { return (nil, false) }
+            state.isLagging = true
+            return (nil, true)
+        }
+        waiter?.resume(returning: data)
+        if startsLagging { request.consumerLagDidChange() }
+    }
+
+    func complete(_ completion: DataStreamRequest.Completion) {
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            state.completion = completion
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        if let error = completion.error {
+            waiter.resume(throwing: error)
+        } else {
+            waiter.resume(returning: nil)
+        }
+    }
+
+    /// The next piece, `nil` at the end, or the request's error. Cancelling the waiting task
+    /// cancels the request, which ends the wait with ``CourierError/Kind/explicitlyCancelled``.
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                enum Outcome {
+                    case chunk(Data, caughtUp: Bool)
+                    case end(CourierError?)
+                    case wait
+                }
+                let outcome = state.withLock { state -> Outcome in
+                    if !state.chunks.isEmpty {
+                        let chunk = state.chunks.removeFirst()
+                        state.bufferedBytes -= chunk.count
+                        let caughtUp = state.isLagging && state.bufferedBytes <= bufferLimit / 2
+                        if caughtUp { state.isLagging = false }
+                        return .chunk(chunk, caughtUp: caughtUp)
+                    }
+                    if let completion = state.completion { return .end(completion.error) }
+                    state.waiter = continuation
+                    return .wait
+                }
+                switch outcome {
+                case .chunk(let chunk, let caughtUp):
+                    if caughtUp { request.consumerLagDidChange() }
+                    continuation.resume(returning: chunk)
+                case .end(let error?):
+                    continuation.resume(throwing: error)
+                case .end(nil):
+                    continuation.resume(returning: nil)
+                case .wait:
+                    break
+                }
+            }
+        } onCancel: { [request] in
+            request.cancel()
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension DataStreamRequest {
+    /// One event of a stream, with a way to stop it, given to a ``Handler``.
+    public struct Stream<Success: Sendable, Failure: Error>: Sendable {
+        /// What happened: a piece of the body (or a failure making a value of it), or the end.
+        public let event: Event<Success, Failure>
+        private let request: DataStreamRequest
+
+        init(event: Event<Success, Failure>, request: DataStreamRequest) {
+            self.event = event
+            self.request = request
+        }
+
+        /// Cancels the request; no piece follows but the completion.
+        public func cancel() {
+            request.cancel()
+        }
+    }
+
+    /// An event of a stream.
+    public enum Event<Success: Sendable, Failure: Error>: Sendable {
+        /// A value made from the body as it arrived, or why one could not be made.
+        case stream(Result<Success, Failure>)
+        /// The stream ended; always the last event.
+        case complete(Completion)
+    }
+
+    /// Receives the events of a stream on the queue it was added with; throwing cancels the request.
+    public typealias Handler<Success: Sendable, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
+
+    /// The largest amount of data a consumer may have waiting before the transfer is held back, by default.
+    public static let defaultBufferLimit = 1 << 20
+
+    /// Calls `stream` on `queue` with each piece of the body as it arrives, then with the end.
+    ///
+    /// While more than `bufferLimit` bytes wait for `stream`, the transfer is held back.
+    @discardableResult
+    public func responseStream(
+        on queue: DispatchQueue = .courierCallbacks,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        stream: @escaping Handler<Data, Never>
+    ) -> Self {
+        addConsumer(
+            HandlerConsumer(
+                request: self,
+                queue: queue,
+                bufferLimit: bufferLimit,
+                transform: { [.success($0)] },
+                handler: stream
+            )
+        )
+        return self
+    }
+
+    /// Calls `stream` with the body as UTF-8 text, each piece cut at a character boundary.
+    @discardableResult
+    public func responseStreamString(
+        on queue: DispatchQueue = .courierCallbacks,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        stream: @escaping Handler<String, Never>
+    ) -> Self {
+        let decoder = UTF8PieceDecoder()
+        addConsumer(
+            HandlerConsumer(
+                request: self,
+                queue: queue,
+                bufferLimit: bufferLimit,
+                transform: { data in
+                    decoder.decode(data).map { [Result<String, Never>.success($0)] } ?? []
+                },
+                handler: stream
+            )
+        )
+        return self
+    }
+
+    /// Calls `stream` with each line of the body decoded as `type`: JSON lines (one JSON value per
+    /// line, as `application/x-ndjson` and `application/jsonl` streams send). A line that does not
+    /// decode is a `.failure` event and the stream goes on.
+    @discardableResult
+    public func responseStreamDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        on queue: DispatchQueue = .courierCallbacks,
+        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        stream: @escaping Handler<T, CourierError>
+    ) -> Self {
+        let lines = LineSplitter()
+        let made = decoder()
+        addConsumer(
+            HandlerConsumer(
+                request: self,
+                queue: queue,
+                bufferLimit: bufferLimit,
+                transform: { data in
+                    lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                },
+                finalTransform: {
+                    lines.remainder().map { [Self.decode(T.self, from: $0, with: made)] } ?? []
+                },
+                handler: stream
+            )
+        )
+        return self
+    }
+
+    static func decode<T: Decodable>(
+        _ type: T.Type,
+        from line: Data,
+        with decoder: any DataDecoder
+    ) -> Result<T, CourierError> {
+        do {
+            return .success(try decoder.decode(T.self, from: line))
+        } catch {
+            return .failure(.responseSerializationFailed(.decodingFailed(error: error)))
+        }
+    }
+}
+
+// @unchecked Sendable: `pendingBytes` and `isLagging` sit behind `state`'s lock; `transform` runs
+// only on the serial `queue`.
+/// Feeds a ``DataStreamRequest/Handler`` on a serial queue, counting what waits for it.
+final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamRequest.Consumer, @unchecked Sendable {
+    /// Held until the stream completes (the request then drops its consumers).
+    private let request: DataStreamRequest
+    private let queue: DispatchQueue
+    private let bufferLimit: Int
+    private let transform: (Data) -> [Result<Success, Failure>]
+    private let finalTransform: () -> [Result<Success, Failure>]
+    private let handler: DataStreamRequest.Handler<Success, Failure>
+    private let state = Protected((pendingBytes: 0, isLagging: false, isComplete: false))
+
+    init(
+        request: DataStreamRequest,
+        queue: DispatchQueue,
+        bufferLimit: Int,
+        transform: @escaping (Data) -> [Result<Success, Failure>],
+        finalTransform: @escaping () -> [Result<Success, Failure>] = { [] },
+        handler: @escaping DataStreamRequest.Handler<Success, Failure>
+    ) {
+        self.request = request
+        // Serial, so pieces reach the handler in order even on a concurrent queue.
+        self.queue = DispatchQueue(label: "Courier.DataStreamRequest.handler", target: queue)
+        self.bufferLimit = max(1, bufferLimit)
+        self.transform = transform
+        self.finalTransform = finalTransform
+        self.handler = handler
+    }
+
+    var isLagging: Bool { state.withLock { $0.isLagging } }
+
+    func receive(_ data: Data) {
+        let startsLagging = state.withLock { state -> Bool? in
+            guard !state.isComplete else { return nil }
+            state.pendingBytes += data.count
+            guard !state.isLagging, state.pendingBytes > bufferLimit else { return false }
+            state.isLagging = true
+            return true
+        }
+        guard let startsLagging else { return }
+        if startsLagging { request.consumerLagDidChange() }
+        queue.async { [self] in
+            let stillRunning = !state.withLock { $0.isComplete }
+            if stillRunning {
+                for value in transform(data) { call(.stream(value)) }
+            }
+            let caughtUp = state.withLock { state -> Bool in
+                state.pendingBytes -= data.count
+                guard state.isLagging, state.pendingBytes <= bufferLimit / 2 else { return false }
+                state.isLagging = false
+                return true
+            }
+            if caughtUp { request.consumerLagDidChange() }
+        }
+    }
+
+    func complete(_ completion: DataStreamRequest.Completion) {
+        queue.async { [self] in
+            state.withLock { $0.isComplete = true }
+            if completion.error == nil {
+                for value in finalTransform() { call(.stream(value)) }
+            }
+            call(.complete(completion))
+        }
+    }
+
+    private func call(_ event: DataStreamRequest.Event<Success, Failure>) {
+        do {
+            try handler(DataStreamRequest.Stream(event: event, request: request))
+        } catch {
+            request.cancel()
+        }
+    }
+}
+
+// @unchecked Sendable: `buffer` is touched only on the consumer's serial queue.
+/// Splits bytes into lines (`\n`, with an optional `\r` before it), keeping a partial last line.
+final class LineSplitter: @unchecked Sendable {
+    private var buffer = Data()
+
+    /// The complete non-empty lines `data` finishes.
+    func lines(in data: Data) -> [Data] {
+        buffer.append(data)
+        var lines: [Data] = []
+        var start = buffer.startIndex
+        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            var line = buffer[start..<newline]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if !line.isEmpty { lines.append(Data(line)) }
+            start = buffer.index(after: newline)
+        }
+        buffer = Data(buffer[start...])
+        return lines
+    }
+
+    /// The last line, if the body did not end with a newline.
+    func remainder() -> Data? {
+        defer { buffer = Data() }
+        let trimmed = buffer.last == UInt8(ascii: "\r") ? Data(buffer.dropLast()) : buffer
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+// @unchecked Sendable: `pending` is touched only on the consumer's serial queue.
+/// Decodes UTF-8 arriving in pieces, holding back a character split between pieces.
+final class UTF8PieceDecoder: @unchecked Sendable {
+    private var pending = Data()
+
+    /// The text of `data` up to its last whole character, or `nil` if there is none yet.
+    func decode(_ data: Data) -> String? {
+        pending.append(data)
+        let end = Self.endOfWholeCharacters(in: pending)
+        let whole = pending[pending.startIndex..<end]
+        pending = Data(pending[end...])
+        return whole.isEmpty ? nil : String(decoding: whole, as: UTF8.self)
+    }
+
+    /// Where the last complete UTF-8 sequence of `bytes` ends: before a lead byte whose sequence
+    /// (at most 4 bytes) is not all there yet.
+    static func endOfWholeCharacters(in bytes: Data) -> Data.Index {
+        var lead = bytes.endIndex
+        for _ in 0..<4 {
+            guard lead > bytes.startIndex else { return bytes.endIndex }
+            lead = bytes.index(before: lead)
+            let byte = bytes[lead]
+            guard byte & 0b1100_0000 == 0b1000_0000 else {
+                let length = byte < 0b1000_0000 ? 1 : byte >= 0b1111_0000 ? 4 : byte >= 0b1110_0000 ? 3 : 2
+                return bytes.endIndex - lead < length ? lead : bytes.endIndex
+            }
+        }
+        return bytes.endIndex  // Not UTF-8: let the decoder replace it.
+    }
+}

@@ -1,0 +1,194 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One line of `/stream/:n`.
+private struct StreamLine: Decodable, Sendable {
+    let id: Int
+    let url: String
+}
+
+@Suite struct DataStreamRequestTests {
+    @Test(arguments: TransportKind.allCases)
+    func decodesJSONLinesInOrder(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            var ids: [Int] = []
+            for try await line in session.streamRequest(server.url("/stream/25")).validate()
+                .streamingDecodable(StreamLine.self)
+            {
+                ids.append(line.id)
+            }
+            #expect(ids == Array(0..<25))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func handlerGetsEveryPieceThenTheEnd(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let received = Mutex(Data())
+            let completion = await value(within: 30) {
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
+                    session.streamRequest(server.url("/range/500000")).validate().responseStream { stream in
+                        switch stream.event {
+                        case .stream(.success(let data)): received.withLock { $0.append(data) }
+                        case .complete(let completion): continuation.resume(returning: completion)
+                        }
+                    }
+                }
+            }
+            #expect(completion?.error == nil)
+            #expect(completion?.response?.statusCode == 200)
+            #expect(received.withLock { $0 } == rangePattern(500_000))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func decodableHandlerReportsABadLineAndGoesOn(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let events = Mutex<[Result<Int, CourierError>]>([])
+            // `/range` sends letters, not JSON: every line fails to decode, and the stream still ends.
+            let ended = await value(within: 30) {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    session.streamRequest(server.url("/stream/3")).responseStreamDecodable(of: Int.self) { stream in
+                        switch stream.event {
+                        case .stream(let result): events.withLock { $0.append(result) }
+                        case .complete: continuation.resume(returning: true)
+                        }
+                    }
+                }
+            }
+            #expect(ended == true)
+            let results = events.withLock { $0 }
+            #expect(results.count == 3)
+            #expect(results.allSatisfy { $0.failure?.kind == .responseSerializationFailed })
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func validationFailsBeforeTheFirstPiece(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            var pieces = 0
+            do {
+                for try await _ in session.streamRequest(server.url("/range/100000")).validate(
+                    contentType: ["application/json"]
+                ).streamingData() {
+                    pieces += 1
+                }
+                Issue.record("the stream should have failed")
+            } catch let error as CourierError {
+                #expect(error.kind == .responseValidationFailed)
+            }
+            #expect(pieces == 0)
+            let status = await value(within: 30) {
+                var count = 0
+                do {
+                    for try await _ in session.streamRequest(server.url("/status/503")).validate().streamingData() {
+                        count += 1
+                    }
+                    return nil as Int?
+                } catch {
+                    return (error as? CourierError)?.responseCode
+                }
+            }
+            #expect(status == 503)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func leavingTheLoopCancelsTheTransfer(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // Ten seconds of drip: only a cancellation ends it within the bound below.
+            let request = session.streamRequest(server.url("/drip?numbytes=1000&duration=10"))
+            let first = await value(within: 5) { () -> Result<Int, CourierError> in
+                do {
+                    for try await chunk in request.streamingData() { return .success(chunk.count) }
+                    return .success(0)
+                } catch {
+                    return .failure(error as? CourierError ?? .explicitlyCancelled)
+                }
+            }
+            let firstCount = try #require(first, "a piece arrived in time").get()
+            #expect(firstCount > 0)
+            // The loop's iterator is gone by now, and with it the request.
+            #expect(request.isCancelled)
+            #expect(request.error?.isExplicitlyCancelledError == true)
+            await session.invalidate()
+        }
+    }
+
+    /// FoundationNetworking cannot pause a transfer (see `URLSessionTransportTask.pausesTransfers`):
+    /// there, only the AsyncHTTPClient transport holds the network back.
+    @Test(arguments: TransportKind.allCases.filter { $0 != .urlSession || URLSessionTransport.pausesTransfers })
+    func aSlowConsumerHoldsTheTransferBack(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let length = 16 << 20
+            let (received, receivedBytes) = AsyncStream<Int64>.makeStream()
+            let request = session.streamRequest(server.url("/range/\(length)?chunk_size=65536"))
+                .downloadProgress { receivedBytes.yield($0.completedUnitCount) }
+            var iterator = request.streamingData(bufferLimit: 256 << 10).makeAsyncIterator()
+            var consumed = try await iterator.next()?.count ?? 0
+            // The loop now stands still: the transport must stop well short of the whole body
+            // (socket buffers let a few hundred kilobytes through).
+            let ceiling: Int64 = 4 << 20
+            let overran = await value(within: 1) {
+                for await bytes in received where bytes > ceiling { return true }
+                return false
+            }
+            #expect(overran == nil, "the transfer went on while nobody read")
+            while let chunk = try await iterator.next() { consumed += chunk.count }
+            #expect(consumed == length)
+            receivedBytes.finish()
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func suspendingMidBodyNeitherLosesNorRepeatsData(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let length = 2_000_000
+            let request = session.streamRequest(server.url("/range/\(length)?chunk_size=65536"))
+            let received = Mutex(Data())
+            let completion = await value(within: 30) {
+                await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
+                    request.responseStream { [request] stream in
+                        switch stream.event {
+                        case .stream(.success(let data)):
+                            let isFirst = received.withLock { body in
+                                defer { body.append(data) }
+                                return body.isEmpty
+                            }
+                            guard isFirst else { return }
+                            request.suspend()
+                            DispatchQueue.global().async { request.resume() }
+                        case .complete(let completion):
+                            continuation.resume(returning: completion.error)
+                        }
+                    }
+                }
+            }
+            let ended = try #require(completion, "the stream ended in time")
+            #expect(ended == nil)
+            #expect(received.withLock { $0 } == rangePattern(length), "every byte once, in order")
+            #expect(request.allMetrics.count == 1)
+            await session.invalidate()
+        }
+    }
+}
