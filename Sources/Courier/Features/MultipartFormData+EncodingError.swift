@@ -18,7 +18,8 @@ extension MultipartFormData {
                 self.description = description
             }
 
-            /// A file part's URL is not a `file:` URL.
+            /// A file part's URL, or the URL given to ``MultipartFormData/writeEncodedData(to:)``, is not a
+            /// `file:` URL.
             public static let invalidFileURL = Kind("invalidFileURL")
             /// A file part's file does not exist.
             public static let fileNotFound = Kind("fileNotFound")
@@ -130,7 +131,7 @@ extension MultipartFormData {
         public var description: String {
             switch reason {
             case .invalidFileURL(let url):
-                return "The URL \(url.absoluteString) is not a file URL, so it cannot be a file part."
+                return "The URL \(url.absoluteString) is not a file URL."
             case .fileNotFound(let url):
                 return "The file \(url.path) does not exist."
             case .notARegularFile(let url, let isDirectory):

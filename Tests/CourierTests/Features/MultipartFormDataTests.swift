@@ -182,6 +182,33 @@ import Testing
         }
     }
 
+    @Test func aSymbolicLinkSendsWhatItPointsAt() throws {
+        try withTemporaryDirectory { directory in
+            let target = directory.appendingPathComponent("target.bin")
+            let link = directory.appendingPathComponent("link.json")
+            try Data("{\"a\":1}".utf8).write(to: target)
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+            let form = MultipartFormData(boundary: "b")
+            form.append(link, withName: "doc")
+            let expected =
+                "--b\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"link.json\"\r\n"
+                + "Content-Type: application/json\r\n\r\n{\"a\":1}\r\n--b--\r\n"
+            #expect(try form.encode() == Data(expected.utf8))
+            #expect(form.contentLength == UInt64(expected.utf8.count))
+        }
+    }
+
+    @Test func partsCanBeAppendedFromManyThreads() throws {
+        let form = MultipartFormData()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            form.append(Data(repeating: UInt8(truncatingIfNeeded: index), count: index), withName: "part\(index)")
+            _ = form.contentLength
+        }
+        let encoded = try form.encode()
+        #expect(form.contentLength == UInt64(encoded.count))
+        #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "--\(form.boundary)\r\n").count == 201)
+    }
+
     @Test func anEncodedFormIsReadByTheTestServer() async throws {
         try await TestServer.withRunningServer { server in
             try await withTemporaryDirectory { directory in
@@ -362,6 +389,23 @@ import Testing
             #expect(thrown?.kind == .multipartEncodingFailed)
             #expect((thrown?.underlyingError as? MultipartFormData.EncodingError)?.kind == .outputFileExists)
             #expect(try Data(contentsOf: output) == Data("keep me".utf8))
+        }
+    }
+
+    @Test func anUnusableOutputURLFailsAndLeavesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let form = MultipartFormData()
+            form.append(Data("x".utf8), withName: "x")
+            let remote = try #require(URL(string: "https://example.com/form.body"))
+            let notFile = #expect(throws: CourierError.self) { try form.writeEncodedData(to: remote) }
+            #expect((notFile?.underlyingError as? MultipartFormData.EncodingError)?.kind == .invalidFileURL)
+            let output = directory.appendingPathComponent("missing-directory/form.body")
+            let unwritable = #expect(throws: CourierError.self) { try form.writeEncodedData(to: output) }
+            let error = unwritable?.underlyingError as? MultipartFormData.EncodingError
+            #expect(error?.kind == .outputFileWriteFailed)
+            #expect(error?.fileURL == output)
+            #expect(error?.description.contains(output.path) == true)
+            #expect(!FileManager.default.fileExists(atPath: output.path))
         }
     }
 
