@@ -19,9 +19,10 @@ import NIOSSL
 /// ```
 ///
 /// The routes answer as httpbin does (see the README's route table), so a test written against this
-/// server also runs against real httpbin. Courier's own routes under `/fault/` and `/upload`
-/// simulate failures httpbin cannot: dropped and reset connections, lying `Content-Length`, a server
-/// that never answers, `503` with `Retry-After`, slow or huge headers.
+/// server also runs against real httpbin. Courier's own routes under `/fault/` simulate failures
+/// httpbin cannot: dropped and reset connections, lying `Content-Length`, a server that never answers,
+/// `503` with `Retry-After`, slow or huge headers. `/upload` and `/upload/multipart` stream a body of any
+/// size and answer its length and SHA-256 (for each part of a `multipart/form-data` body).
 ///
 /// With ``Configuration/tls`` set, the server speaks HTTPS and negotiates `h2` or `http/1.1` by
 /// ALPN, so a client's TLS and HTTP/2 paths can be tested on loopback too.
@@ -37,7 +38,7 @@ public final class TestServer: Sendable {
         /// The port to bind; `0` picks a free one.
         public var port = 0
         /// The largest request body a route reads whole; larger bodies get `413` and the connection
-        /// closes. The `/upload` sink streams and has no limit.
+        /// closes. The `/upload` and `/upload/multipart` sinks stream and have no limit.
         public var maximumRequestBodySize = 64 * 1024 * 1024
         /// The longest any route waits or hangs before giving up, so no test can wedge the server.
         public var maximumWait: TimeAmount = .seconds(300)

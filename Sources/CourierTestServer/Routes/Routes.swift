@@ -32,6 +32,7 @@ enum Routes {
         router.add(CookieRoutes.routes)
         router.add(FaultRoutes.routes)
         router.add(UploadRoute.routes)
+        router.add(MultipartUploadRoute.routes)
         return router
     }()
 }
