@@ -138,3 +138,87 @@ extension Session {
         )
     }
 }
+
+extension Session {
+    // MARK: - Multipart uploads
+
+    /// Uploads `multipartFormData` to `url` (with `POST` by default), with its `Content-Type`
+    /// unless `headers` set one.
+    ///
+    /// Before the first attempt, off the caller's thread, the form is encoded: in memory when
+    /// smaller than `encodingMemoryThreshold` bytes, else to a temporary file that is streamed
+    /// and removed when the request finishes. A part that cannot be read (a missing file, say)
+    /// fails the request with ``CourierError/Kind/multipartEncodingFailed`` before anything is sent.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData: The form.
+    ///   - url: Where to send it.
+    ///   - encodingMemoryThreshold: The size from which the form goes through a file (10 MB by default).
+    ///   - method: The method; `POST` by default.
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - requestModifier: A last chance to change the URLRequest.
+    public func upload(
+        multipartFormData: MultipartFormData,
+        to url: any URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        var headers = headers ?? HTTPHeaders()
+        if headers["Content-Type"] == nil { headers.add(name: "Content-Type", value: multipartFormData.contentType) }
+        return upload(
+            with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor,
+            makesUploadableSlowly: true
+        ) {
+            try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
+        }
+    }
+
+    /// Uploads the form `build` fills in, as the overload taking a ``MultipartFormData`` does.
+    public func upload(
+        multipartFormData build: (MultipartFormData) -> Void,
+        to url: any URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        let form = MultipartFormData()
+        build(form)
+        return upload(
+            multipartFormData: form,
+            to: url,
+            usingThreshold: encodingMemoryThreshold,
+            method: method,
+            headers: headers,
+            interceptor: interceptor,
+            requestModifier: requestModifier
+        )
+    }
+
+    /// The form's bytes in memory, or in a new temporary file when it is at least `threshold` bytes.
+    static func encode(_ form: MultipartFormData, usingThreshold threshold: UInt64) throws -> UploadRequest.Uploadable {
+        guard form.contentLength >= threshold else {
+            return UploadRequest.Uploadable(body: .data(try form.encode()), temporaryFile: nil)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CourierMultipart", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CourierError.multipartEncodingFailed(error)
+        }
+        let file = folder.appendingPathComponent("\(UUID().uuidString).multipart")
+        try form.writeEncodedData(to: file)
+        do {
+            return UploadRequest.Uploadable(body: try .file(file), temporaryFile: file)
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+}

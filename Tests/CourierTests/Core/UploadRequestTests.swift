@@ -185,6 +185,87 @@ private let retryingPOST = RetryPolicy(
             await session.invalidate()
         }
     }
+
+    @Test(arguments: TransportKind.allCases, [UInt64.max, 0])
+    func uploadsAMultipartForm(transport: TransportKind, threshold: UInt64) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let file = directory.appendingPathComponent("report.pdf")
+                let fileContent = testBytes(200_000, seed: 11)
+                try fileContent.write(to: file)
+                // A threshold of 0 sends every form through a temporary file.
+                let request = session.upload(
+                    multipartFormData: { form in
+                        form.append(Data("Ada".utf8), withName: "name")
+                        form.append(file, withName: "report")
+                    },
+                    to: server.url("/upload/multipart"),
+                    usingThreshold: threshold
+                )
+                let receipt = try await request.validate().serializingDecodable(MultipartReceipt.self).value
+                #expect(
+                    receipt.parts == [
+                        .init(
+                            name: "name",
+                            filename: nil,
+                            contentType: nil,
+                            bytes: 3,
+                            sha256: SHA256.hexDigest(of: Data("Ada".utf8))
+                        ),
+                        .init(
+                            name: "report",
+                            filename: "report.pdf",
+                            contentType: "application/pdf",
+                            bytes: fileContent.count,
+                            sha256: SHA256.hexDigest(of: fileContent)
+                        ),
+                    ]
+                )
+                let contentType = request.performedRequests.first?.value(forHTTPHeaderField: "Content-Type")
+                #expect(contentType?.hasPrefix("multipart/form-data; boundary=") == true)
+                let body = try #require(request.uploadable)
+                #expect((body.fileURL != nil) == (threshold == 0))
+                if let encodedFile = body.fileURL {
+                    #expect(!FileManager.default.fileExists(atPath: encodedFile.path), "the encoded form is removed")
+                }
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aMultipartFormWithAMissingFileFailsBeforeSending(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let error = await session.upload(
+                    multipartFormData: { $0.append(directory.appendingPathComponent("gone.bin"), withName: "file") },
+                    to: server.url("/upload/multipart")
+                ).serializingData().result.failure
+                #expect(error?.kind == .multipartEncodingFailed)
+                #expect(error?.localizedDescription.contains("gone.bin") == true)
+                await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                    try await server.waitForRequests(1, timeout: .milliseconds(100))
+                }
+                await session.invalidate()
+            }
+        }
+    }
+}
+
+/// What `/upload/multipart` answers: each part's name, file name, type, size and SHA-256.
+struct MultipartReceipt: Decodable {
+    struct Part: Decodable, Equatable {
+        var name: String
+        var filename: String?
+        var contentType: String?
+        var bytes: Int
+        var sha256: String
+    }
+
+    var parts: [Part]
+    var bytes: Int
 }
 
 /// The parts of httpbin's echo these tests read.

@@ -209,46 +209,6 @@ import Testing
         #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "--\(form.boundary)\r\n").count == 201)
     }
 
-    @Test func anEncodedFormIsReadByTheTestServer() async throws {
-        try await TestServer.withRunningServer { server in
-            try await withTemporaryDirectory { directory in
-                let file = directory.appendingPathComponent("report.pdf")
-                let fileContent = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
-                try fileContent.write(to: file)
-                let form = MultipartFormData()
-                form.append(Data("Ada".utf8), withName: "name")
-                form.append(file, withName: "report")
-                let session = Session(transport: TransportKind.asyncHTTPClient.makeTransport())
-                let body = try form.encode()
-                let request = session.request(server.url("/upload/multipart"), method: .post) {
-                    $0.httpBody = body
-                    $0.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
-                }
-                let answer = try await request.serializingDecodable(UploadAnswer.self).value
-                #expect(answer.bytes == body.count)
-                #expect(
-                    answer.parts == [
-                        .init(
-                            name: "name",
-                            filename: nil,
-                            contentType: nil,
-                            bytes: 3,
-                            sha256: SHA256.hexDigest(of: Array("Ada".utf8))
-                        ),
-                        .init(
-                            name: "report",
-                            filename: "report.pdf",
-                            contentType: "application/pdf",
-                            bytes: fileContent.count,
-                            sha256: SHA256.hexDigest(of: Array(fileContent))
-                        ),
-                    ]
-                )
-                await session.invalidate()
-            }
-        }
-    }
-
     // MARK: - Failures
 
     @Test func aMissingFileFails() throws {
@@ -454,19 +414,6 @@ import Testing
 
     // MARK: - Helpers
 
-    private struct UploadAnswer: Decodable {
-        struct Part: Decodable, Equatable {
-            var name: String
-            var filename: String?
-            var contentType: String?
-            var bytes: Int
-            var sha256: String
-        }
-
-        var parts: [Part]
-        var bytes: Int
-    }
-
     /// Checks that `form` fails both to encode and to be written to a file (with a second form from
     /// `makeAnother` when the first cannot be encoded twice), leaving no file, and returns the error.
     private func expectEncodingFailure(
@@ -503,13 +450,5 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try body(directory)
-    }
-
-    private func withTemporaryDirectory<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-multipart-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try await body(directory)
     }
 }
