@@ -81,11 +81,10 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
-        let outcome = mutableState.withLock {
-            state -> (handler: (DispatchQueue, @Sendable (Progress) -> Void)?, tooLarge: Bool)? in
+        let outcome = mutableState.withLock { state -> Bool? in
             guard state.task === task else { return nil }
             if let limit = maximumBodySize, (state.data?.count ?? 0) + data.count > limit {
-                return (nil, true)
+                return true
             }
             if state.data == nil {
                 state.data = data
@@ -93,20 +92,17 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
                 state.data?.append(data)
             }
             state.bytesReceived += Int64(data.count)
-            return (state.downloadProgressHandler.map { ($0.queue, $0.handler) }, false)
+            return false
         }
-        guard let outcome else { return }
-        if outcome.tooLarge, let limit = maximumBodySize {
+        guard let tooLarge = outcome else { return }
+        if tooLarge, let limit = maximumBodySize {
             // Finish first: cancelling can complete the task synchronously, and that completion
             // must find the request finished rather than report a cancellation.
             finish(error: .bodyTooLarge(limit: limit))
             task.cancel()
             return
         }
-        if let (queue, handler) = outcome.handler {
-            let progress = downloadProgress
-            queue.async { handler(progress) }
-        }
+        reportDownloadProgress()
     }
 
     public func transportTask(
@@ -114,16 +110,13 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)? in
-            guard state.task === task else { return nil }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
             state.bytesSent = totalBytesSent
             state.bytesExpectedToSend = totalBytesExpected ?? -1
-            return state.uploadProgressHandler.map { ($0.queue, $0.handler) }
+            return true
         }
-        if let (queue, handler) = handler {
-            let progress = uploadProgress
-            queue.async { handler(progress) }
-        }
+        if isCurrent { reportUploadProgress() }
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {

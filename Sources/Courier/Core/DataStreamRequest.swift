@@ -127,16 +127,13 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
-        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)?? in
-            guard state.task === task, !state.machine.hasFinished else { return nil }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task, !state.machine.hasFinished else { return false }
             state.bytesReceived += Int64(data.count)
-            return .some(state.downloadProgressHandler.map { ($0.queue, $0.handler) })
+            return true
         }
-        guard let handler else { return }
-        if let (queue, handler) = handler {
-            let progress = downloadProgress
-            queue.async { handler(progress) }
-        }
+        guard isCurrent else { return }
+        reportDownloadProgress()
         let delivers = streamState.withLock { state -> Bool in
             // A rejected head's body never reaches consumers, even what arrives before the cancel takes.
             guard state.headRejection == nil else { return false }
@@ -152,11 +149,13 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        mutableState.withLock { state in
-            guard state.task === task else { return }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
             state.bytesSent = totalBytesSent
             state.bytesExpectedToSend = totalBytesExpected ?? -1
+            return true
         }
+        if isCurrent { reportUploadProgress() }
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {

@@ -205,12 +205,12 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
-        let handler = mutableState.withLock { state -> (DispatchQueue, @Sendable (Progress) -> Void)?? in
-            guard state.task === task, !state.machine.hasFinished else { return nil }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task, !state.machine.hasFinished else { return false }
             state.bytesReceived += Int64(data.count)
-            return .some(state.downloadProgressHandler.map { ($0.queue, $0.handler) })
+            return true
         }
-        guard let handler else { return }
+        guard isCurrent else { return }
         let (writes, holdBack) = transfer.withLock { transfer -> (Bool, Bool) in
             guard case .write = transfer.disposition else { return (false, false) }
             transfer.pendingBytes += Int64(data.count)
@@ -232,10 +232,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             }
             if release { applyStateToTask() }
         }
-        if let (queue, handler) = handler {
-            let progress = downloadProgress
-            queue.async { handler(progress) }
-        }
+        reportDownloadProgress()
     }
 
     public func transportTask(
@@ -243,11 +240,13 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        mutableState.withLock { state in
-            guard state.task === task else { return }
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
             state.bytesSent = totalBytesSent
             state.bytesExpectedToSend = totalBytesExpected ?? -1
+            return true
         }
+        if isCurrent { reportUploadProgress() }
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {

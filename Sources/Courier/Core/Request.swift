@@ -92,8 +92,8 @@ public class Request: @unchecked Sendable {
         /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
         /// whatever ``state`` says.
         var isHeldBack = false
-        var downloadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
-        var uploadProgressHandler: (queue: DispatchQueue, handler: @Sendable (Progress) -> Void)?
+        var downloadReporter = ProgressReporter()
+        var uploadReporter = ProgressReporter()
     }
 
     /// The request's identity: requests are equal and hash alike exactly when their ids match.
@@ -115,7 +115,7 @@ public class Request: @unchecked Sendable {
     /// the transfer paused while the request says resumed. Recursive, because a transport may
     /// finish synchronously and a handler may call back in.
     private let taskSuspensionLock = NSRecursiveLock()
-    private let progressState = Protected(
+    let progressState = Protected(
         (upload: Progress(totalUnitCount: -1), download: Progress(totalUnitCount: -1))
     )
 
@@ -133,6 +133,8 @@ public class Request: @unchecked Sendable {
         self.eventMonitor = eventMonitor
         self.interceptor = interceptor
         self.delegate = delegate
+        // First of the finish handlers: the last progress update comes before any response handler.
+        appendFinishHandler(resumingRequest: false) { [weak self] in self?.finishProgress() }
     }
 
     // MARK: - Reading
@@ -176,26 +178,6 @@ public class Request: @unchecked Sendable {
     /// Why the request failed, once it has; `nil` after success. While a retrier decides, it is
     /// the failed attempt's error.
     public var error: CourierError? { mutableState.withLock { $0.error } }
-
-    /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
-    public var downloadProgress: Progress {
-        let (received, expected) = mutableState.withLock { ($0.bytesReceived, $0.bytesExpected) }
-        return progressState.withLock { state in
-            state.download.totalUnitCount = expected
-            state.download.completedUnitCount = received
-            return state.download
-        }
-    }
-
-    /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
-    public var uploadProgress: Progress {
-        let (sent, expected) = mutableState.withLock { ($0.bytesSent, $0.bytesExpectedToSend) }
-        return progressState.withLock { state in
-            state.upload.totalUnitCount = expected
-            state.upload.completedUnitCount = sent
-            return state.upload
-        }
-    }
 
     // MARK: - Driving
 
@@ -406,6 +388,8 @@ public class Request: @unchecked Sendable {
             state.bytesExpected = -1
             state.bytesSent = 0
             state.bytesExpectedToSend = -1
+            state.downloadReporter.reset()
+            state.uploadReporter.reset()
             return true
         }
         if proceed { eventMonitor?.requestIsRetrying(self) }
@@ -495,8 +479,8 @@ public class Request: @unchecked Sendable {
 
     /// Under the lock: marks the request finished, records `error` (the first finisher's error
     /// wins, and a cancellation's replaces a failed attempt's), and hands back the waiting
-    /// handlers, or `nil` if it had finished already. Validators and progress handlers are
-    /// dropped, since they are done and may capture the request.
+    /// handlers, or `nil` if it had finished already. Validators are dropped, since they are done
+    /// and may capture the request (progress listeners go in ``finishProgress()``).
     private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> [@Sendable () -> Void]?
     {
         guard state.machine.finish() else { return nil }
@@ -507,8 +491,6 @@ public class Request: @unchecked Sendable {
         state.deadlineTask = nil
         state.validators.removeAll()
         state.headValidator = nil
-        state.downloadProgressHandler = nil
-        state.uploadProgressHandler = nil
         return handlers
     }
 
@@ -523,32 +505,6 @@ public class Request: @unchecked Sendable {
         }
         if runNow { handler() }
         if resumingRequest, shouldResume, delegate?.startsRequestsImmediately ?? false { resume() }
-    }
-
-    // MARK: - Progress handlers
-
-    /// Calls `handler` on `queue` as the response body arrives.
-    @discardableResult
-    public func downloadProgress(
-        queue: DispatchQueue = .courierCallbacks,
-        _ handler: @escaping @Sendable (Progress) -> Void
-    )
-        -> Self
-    {
-        mutableState.withLock { $0.downloadProgressHandler = (queue, handler) }
-        return self
-    }
-
-    /// Calls `handler` on `queue` as the request body is sent.
-    @discardableResult
-    public func uploadProgress(
-        queue: DispatchQueue = .courierCallbacks,
-        _ handler: @escaping @Sendable (Progress) -> Void
-    )
-        -> Self
-    {
-        mutableState.withLock { $0.uploadProgressHandler = (queue, handler) }
-        return self
     }
 
     // MARK: - Describing

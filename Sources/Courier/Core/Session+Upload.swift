@@ -206,7 +206,10 @@ extension Session {
         guard form.contentLength >= threshold else {
             return UploadRequest.Uploadable(body: .data(try form.encode()), temporaryFile: nil)
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CourierMultipart", isDirectory: true)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CourierMultipart",
+            isDirectory: true
+        )
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

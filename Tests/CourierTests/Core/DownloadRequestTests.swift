@@ -252,7 +252,8 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let seen = Mutex<[Double]>([])
-            let request = session.download(server.url("/range/400000?chunk_size=20000"))
+            // 4 KB pieces: a thousand of them, far fewer updates.
+            let request = session.download(server.url("/range/4000000?chunk_size=4000"))
                 .downloadProgress { progress in seen.withLock { $0.append(progress.fractionCompleted) } }
             _ = try await request.validate().serializingDownloadedFileURL().value
             // Handlers run on one serial queue, in order: the last one has run once this has.
@@ -261,6 +262,11 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
             }
             #expect(values.last == 1)
             #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
+            let seconds = request.metrics.map { $0.endDate.timeIntervalSince($0.startDate) } ?? 0
+            #expect(
+                values.count >= 2 && Double(values.count) <= 102 + 20 * (seconds + 1),
+                "\(values.count) in \(seconds) s"
+            )
             await session.invalidate()
         }
     }

@@ -58,10 +58,14 @@ private let retryingPOST = RetryPolicy(
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let body = testBytes(100_000)
-            let progress = Mutex<[Int64]>([])
             let request = session.upload(body, to: server.url("/upload"))
-                .uploadProgress { update in progress.withLock { $0.append(update.completedUnitCount) } }
+            let updates = request.uploadProgressUpdates()
             let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
+            var fractions: [Double] = []
+            // The sequence ends with the request.
+            for await update in updates { fractions.append(update.fractionCompleted) }
+            #expect(fractions.last == 1)
+            #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 })
             #expect(receipt == UploadReceipt(of: body))
             #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
             #expect(request.uploadProgress.totalUnitCount == Int64(body.count))

@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    // MARK: - Reading progress
+
+    /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
+    public var downloadProgress: Progress {
+        let (received, expected) = mutableState.withLock { ($0.bytesReceived, $0.bytesExpected) }
+        return progressState.withLock { state in
+            state.download.totalUnitCount = expected
+            state.download.completedUnitCount = received
+            return state.download
+        }
+    }
+
+    /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
+    public var uploadProgress: Progress {
+        let (sent, expected) = mutableState.withLock { ($0.bytesSent, $0.bytesExpectedToSend) }
+        return progressState.withLock { state in
+            state.upload.totalUnitCount = expected
+            state.upload.completedUnitCount = sent
+            return state.upload
+        }
+    }
+
+    // MARK: - Following progress
+
+    /// Calls `handler` on `queue` as the response body arrives: with the total from
+    /// `Content-Length` when known (else indeterminate), at most once per 1 % or 50 ms, and on
+    /// success a last time at 1.0. A later call replaces the handler.
+    @discardableResult
+    public func downloadProgress(
+        queue: DispatchQueue = .courierCallbacks,
+        _ handler: @escaping @Sendable (Progress) -> Void
+    ) -> Self {
+        mutableState.withLock { $0.downloadReporter.handler = (queue, handler) }
+        return self
+    }
+
+    /// Calls `handler` on `queue` as the request body is sent, as ``downloadProgress(queue:_:)`` does.
+    @discardableResult
+    public func uploadProgress(
+        queue: DispatchQueue = .courierCallbacks,
+        _ handler: @escaping @Sendable (Progress) -> Void
+    ) -> Self {
+        mutableState.withLock { $0.uploadReporter.handler = (queue, handler) }
+        return self
+    }
+
+    /// The response body's progress as an async sequence, throttled as ``downloadProgress(queue:_:)``;
+    /// it ends when the request does. Each element is a snapshot.
+    ///
+    /// ```swift
+    /// for await progress in request.downloadProgressUpdates() { bar.update(progress.fractionCompleted) }
+    /// ```
+    public func downloadProgressUpdates(
+        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .bufferingNewest(100)
+    ) -> AsyncStream<Progress> {
+        progressUpdates(bufferingPolicy: bufferingPolicy, reporter: \.downloadReporter)
+    }
+
+    /// The request body's progress as an async sequence, as ``downloadProgressUpdates(bufferingPolicy:)``.
+    public func uploadProgressUpdates(
+        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .bufferingNewest(100)
+    ) -> AsyncStream<Progress> {
+        progressUpdates(bufferingPolicy: bufferingPolicy, reporter: \.uploadReporter)
+    }
+
+    private func progressUpdates(
+        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy,
+        reporter: WritableKeyPath<MutableState, ProgressReporter> & Sendable
+    ) -> AsyncStream<Progress> {
+        let (stream, continuation) = AsyncStream<Progress>.makeStream(bufferingPolicy: bufferingPolicy)
+        let isOver = mutableState.withLock { state -> Bool in
+            if state.machine.hasFinished { return true }
+            state[keyPath: reporter].streams.append(continuation)
+            return false
+        }
+        if isOver { continuation.finish() }
+        return stream
+    }
+
+    // MARK: - Reporting (called by subclasses)
+
+    /// Reports the response body's progress, if the throttle lets it through.
+    func reportDownloadProgress() {
+        report(\.downloadReporter, progress: { ($0.bytesReceived, $0.bytesExpected) }, isFinal: false)
+    }
+
+    /// Reports the request body's progress, if the throttle lets it through.
+    func reportUploadProgress() {
+        report(\.uploadReporter, progress: { ($0.bytesSent, $0.bytesExpectedToSend) }, isFinal: false)
+    }
+
+    private func report(
+        _ reporter: WritableKeyPath<MutableState, ProgressReporter>,
+        progress: (MutableState) -> (completed: Int64, total: Int64),
+        isFinal: Bool
+    ) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let update = mutableState.withLock { state -> (ProgressReporter, Int64, Int64)? in
+            let (completed, total) = progress(state)
+            guard
+                state[keyPath: reporter].shouldReport(
+                    completed: completed,
+                    total: total,
+                    nanoseconds: now,
+                    isFinal: isFinal
+                )
+            else { return nil }
+            return (state[keyPath: reporter], completed, total)
+        }
+        guard let (listeners, completed, total) = update else { return }
+        Self.deliver(completed: completed, total: total, to: listeners)
+    }
+
+    private static func deliver(completed: Int64, total: Int64, to listeners: ProgressReporter) {
+        let snapshot = Progress(totalUnitCount: total)
+        snapshot.completedUnitCount = completed
+        if let (queue, handler) = listeners.handler { queue.async { handler(snapshot) } }
+        listeners.streams.forEach { $0.yield(snapshot) }
+    }
+
+    /// Once finished: on success a last update at 1.0 (the total is then what was transferred,
+    /// even if unknown before), then the listeners are let go and the sequences end.
+    func finishProgress() {
+        let (succeeded, download, upload) = mutableState.withLock { state in
+            defer {
+                state.downloadReporter = ProgressReporter()
+                state.uploadReporter = ProgressReporter()
+            }
+            let download = (state.downloadReporter, state.bytesReceived)
+            // Only a request that sent a body reports upload progress.
+            let sentBody = state.bytesSent > 0 || state.bytesExpectedToSend > 0
+            return (state.error == nil, download, (state.uploadReporter, sentBody ? state.bytesSent : nil))
+        }
+        if succeeded, download.0.hasListeners {
+            // An empty body is complete too: 1 of 1.
+            Self.deliver(completed: max(download.1, 1), total: max(download.1, 1), to: download.0)
+        }
+        if succeeded, upload.0.hasListeners, let sent = upload.1 {
+            Self.deliver(completed: max(sent, 1), total: max(sent, 1), to: upload.0)
+        }
+        download.0.streams.forEach { $0.finish() }
+        upload.0.streams.forEach { $0.finish() }
+    }
+}
