@@ -121,4 +121,57 @@ import Testing
         #expect(configuration.requestDeadline == 10)
         #expect(configuration.retryTriggers.count == 1)
     }
+
+    @Test(arguments: [false, true])
+    func transfersExampleWorks(overAsyncHTTPClient: Bool) async throws {
+        try await withTemporaryDirectory { folder in
+            try await TestServer.withRunningServer { server in
+                let base = server.baseURL.absoluteString
+                let session = overAsyncHTTPClient ? Session() : Session(transport: .urlSession)
+
+                let destination = DownloadRequest.suggestedDownloadDestination(in: folder, options: .removePreviousFile)
+                let download = session.download("\(base)/range/1000000", to: destination).validate()
+                let file = download.serializingDownloadedFileURL()
+                var last = 0.0
+                for await progress in download.downloadProgressUpdates() { last = progress.fractionCompleted }
+                #expect(try await file.value == folder.appendingPathComponent("1000000"))
+                #expect(last == 1)
+
+                let partial = session.download("\(base)/range/1000000?duration=2").resume()
+                for await progress in partial.downloadProgressUpdates() where progress.completedUnitCount > 0 { break }
+                let resumed: URL? = await withCheckedContinuation { continuation in
+                    partial.cancel(byProducingResumeData: { data in
+                        guard let data else { return continuation.resume(returning: nil) }
+                        session.download(resumingWith: data, to: destination).responseURL {
+                            continuation.resume(returning: $0.value)
+                        }
+                    })
+                }
+                #expect(try resumed.map { try Data(contentsOf: $0) } == rangePattern(1_000_000))
+
+                let photoURL = folder.appendingPathComponent("photo.jpg")
+                try Data("jpeg".utf8).write(to: photoURL)
+                let receipt = try await session.upload(photoURL, to: "\(base)/upload")
+                    .serializingDecodable(UploadReceipt.self).value
+                #expect(receipt == UploadReceipt(of: Data("jpeg".utf8)))
+                let form = try await session.upload(
+                    multipartFormData: { form in
+                        form.append(Data("Ada".utf8), withName: "name")
+                        form.append(photoURL, withName: "photo")
+                    },
+                    to: "\(base)/upload/multipart"
+                ).serializingDecodable(MultipartReceipt.self).value
+                #expect(form.parts.map(\.contentType) == [nil, "image/jpeg"])
+
+                struct Event: Decodable, Sendable { let id: Int }
+                var ids: [Int] = []
+                for try await event in session.streamRequest("\(base)/stream/20").validate()
+                    .streamingDecodable(Event.self)
+                {
+                    ids.append(event.id)
+                }
+                #expect(ids == Array(0..<20))
+            }
+        }
+    }
 }
