@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CourierNIO", targets: ["CourierNIO"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier", targets: ["courier"]),
+        .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -49,6 +50,19 @@ let package = Package(
                 "Courier",
                 "CourierNIO",
                 "CourierTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                "Courier",
+                "CourierNIO",
+                "CourierTestServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -41,6 +41,8 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         /// Why the head was rejected; the transfer was cancelled and this is the attempt's error.
         var headRejection: CourierError?
         var hasDelivered = false
+        /// How the request ended, once it has; consumers added later get it at once.
+        var completion: Completion?
     }
 
     private let streamState = Protected(StreamState())
@@ -69,7 +71,16 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
     /// Adds `consumer`; it sees the pieces that arrive from now on. Resumes the request as a
     /// response handler does.
     func addConsumer(_ consumer: any Consumer) {
-        streamState.withLock { $0.consumers.append(consumer) }
+        let completion = streamState.withLock { state -> Completion? in
+            if state.completion == nil { state.consumers.append(consumer) }
+            return state.completion
+        }
+        // Too late for the body: the consumer gets the end at once.
+        if let completion {
+            consumer.complete(completion)
+            return
+        }
+        // An empty response handler: it resumes the request as adding a handler does.
         appendFinishHandler {}
     }
 
@@ -114,6 +125,7 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
             let parked = streamState.withLock { state -> [Data] in
                 state.isValidatingHead = false
                 state.headRejection = rejection
+                if rejection != nil { setTransferHeldBack(false) }
                 defer { state.parked.removeAll() }
                 return rejection == nil ? state.parked : []
             }
@@ -185,14 +197,15 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
     }
 
     private func deliverCompletion() {
-        let consumers = streamState.withLock { state -> [any Consumer] in
-            defer { state.consumers.removeAll() }
-            return state.consumers
-        }
         let (request, response, metrics, error) = mutableState.withLock {
             ($0.requests.last, $0.response, $0.metrics.last, $0.error)
         }
         let completion = Completion(request: request, response: response, metrics: metrics, error: error)
+        let consumers = streamState.withLock { state -> [any Consumer] in
+            state.completion = completion
+            defer { state.consumers.removeAll() }
+            return state.consumers
+        }
         consumers.forEach { $0.complete(completion) }
     }
 }

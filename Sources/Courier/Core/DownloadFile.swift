@@ -15,18 +15,22 @@ final class DownloadFile: @unchecked Sendable {
     private(set) var length: Int64 = 0
     /// The first write failure; later writes are skipped, and the attempt fails with it.
     private(set) var writeError: (any Error)?
+    /// Set once the request has finished with the file: it is never opened again.
+    private var isRetired = false
 
-    init(url: URL) {
+    /// The file at `url`, holding `existingLength` bytes of the body already (a resumed download).
+    init(url: URL, existingLength: Int64 = 0) {
         self.url = url
         self.queue = DispatchQueue(label: "Courier.DownloadFile")
+        self.length = existingLength
     }
+
+    /// The folder, in the temporary directory, of the files downloads write.
+    static let folderName = "CourierDownloads"
 
     /// A new file in Courier's download folder of the temporary directory.
     static func makeTemporary() -> DownloadFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "CourierDownloads",
-            isDirectory: true
-        )
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(folderName, isDirectory: true)
         return DownloadFile(url: folder.appendingPathComponent("\(UUID().uuidString).download"))
     }
 
@@ -34,6 +38,7 @@ final class DownloadFile: @unchecked Sendable {
     /// resumed length continues. Creates the file (and its folder) if needed.
     func open(keepingBytes offset: Int64) {
         dispatchPrecondition(condition: .onQueue(queue))
+        guard !isRetired else { return }
         do {
             if handle == nil {
                 let manager = FileManager.default
@@ -73,6 +78,12 @@ final class DownloadFile: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         try? handle?.close()
         handle = nil
+    }
+
+    /// Closes the file for good: a late response head cannot reopen (and truncate) it.
+    func retire() {
+        close()
+        isRetired = true
     }
 
     /// Closes and deletes the file.

@@ -21,6 +21,7 @@ extension DownloadRequest {
         /// the new one takes its name). Without it, an existing file fails the request.
         public static let removePreviousFile = Options(rawValue: 1 << 1)
 
+        /// The options' bits.
         public let rawValue: Int
 
         /// Options from their raw bits.

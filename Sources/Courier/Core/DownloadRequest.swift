@@ -20,7 +20,7 @@ import FoundationNetworking
 /// truncated download never appears there.
 ///
 /// Interrupted downloads resume: ``cancel(producingResumeData:)`` (or a dropped connection)
-/// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:to:interceptor:)``,
+/// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:interceptor:to:)``,
 /// and a retry after a dropped connection continues where it stopped, when the server supports
 /// ranges. Either way the request carries `Range` and `If-Range`; a server whose file changed
 /// answers `200` and the download starts over, and a `416` starts over too.
@@ -31,6 +31,9 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         case write
         /// The server refused the range (416) or sent another one: discard the body, start over.
         case startOver
+        /// A resumed attempt got neither `200` nor `206` (a `503`, say): its body is not the
+        /// file's, so it is dropped and the partial file stays as it was, for a later resume.
+        case discard
     }
 
     private struct Transfer {
@@ -75,8 +78,14 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         self.destination = destination
         var transfer = Transfer()
         if let resumeData {
-            file = DownloadFile(url: URL(fileURLWithPath: resumeData.temporaryFilePath))
-            transfer.resumeOffset = resumeData.bytesReceived
+            let url = URL(fileURLWithPath: resumeData.temporaryFilePath)
+            // What the file really holds bounds where the download continues.
+            let onDisk =
+                (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??
+                .int64Value ?? 0
+            let kept = min(onDisk, resumeData.bytesReceived)
+            file = DownloadFile(url: url, existingLength: kept)
+            transfer.resumeOffset = kept
             transfer.entityTag = resumeData.entityTag
             transfer.lastModified = resumeData.lastModified
             transfer.acceptsRanges = true
@@ -105,7 +114,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     /// Where the downloaded file is, once the download has succeeded and been moved.
     public var fileURL: URL? { transfer.withLock { $0.fileURL } }
 
-    /// Data to continue this download with ``Session/download(resumingWith:to:interceptor:)``:
+    /// Data to continue this download with ``Session/download(resumingWith:interceptor:to:)``:
     /// made when the request is cancelled with ``cancel(producingResumeData:)`` or fails on the
     /// network with part of the body on disk. Available to response handlers (in
     /// ``DownloadResponse/resumeData``), and here once they run.
@@ -143,9 +152,12 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     /// Adds `Range` and `If-Range` when the file holds part of the body and the server can be
     /// asked for the rest safely (it takes ranges and gave a validator).
     override func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest {
+        // A caller who asked for a range of their own gets exactly that.
+        let callerSetRange = urlRequest.value(forHTTPHeaderField: "Range") != nil
         let resume = transfer.withLock { transfer -> (offset: Int64, validator: String)? in
             transfer.requestedOffset = nil
             transfer.disposition = .write
+            guard !callerSetRange else { return nil }
             // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
             let strongTag = transfer.entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
             guard transfer.resumeOffset > 0, transfer.acceptsRanges,
@@ -154,7 +166,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             transfer.requestedOffset = transfer.resumeOffset
             return (transfer.resumeOffset, validator)
         }
-        guard let resume, urlRequest.value(forHTTPHeaderField: "Range") == nil else { return urlRequest }
+        guard let resume else { return urlRequest }
         var urlRequest = urlRequest
         urlRequest.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
         urlRequest.setValue(resume.validator, forHTTPHeaderField: "If-Range")
@@ -162,10 +174,14 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     }
 
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        // A late head (the request was cancelled meanwhile) must not touch the file.
+        let isCurrent = mutableState.withLock { $0.task === task && !$0.machine.hasFinished }
+        guard isCurrent else { return }
         let status = response.statusCode
         let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
         let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
-        let kept = transfer.withLock { transfer -> Int64 in
+        let (kept, expected) = transfer.withLock { transfer -> (Int64?, Int64?) in
+            let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
             if status == 200 || status == 206 {
                 transfer.entityTag = response.value(forHTTPHeaderField: "ETag")
                 transfer.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
@@ -173,35 +189,48 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
                     status == 206
                     || response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
             }
-            guard let offset = transfer.requestedOffset else {
-                transfer.expectedLength = status == 200 ? contentLength : nil
-                return 0
-            }
-            switch status {
-            case 206 where range?.start == offset:
-                transfer.expectedLength = range?.completeLength ?? contentLength.map { $0 + offset }
-                return offset
-            case 206, 416:
-                transfer.disposition = .startOver
-                transfer.resumeOffset = 0
-                return 0
-            default:
-                // The file changed (If-Range failed) or ranges are not served: the body is all of it.
-                transfer.expectedLength = status == 200 ? contentLength : nil
-                return 0
-            }
+            return (kept, transfer.expectedLength)
         }
-        let expected = transfer.withLock { $0.expectedLength }
-        let isCurrent = mutableState.withLock { state -> Bool in
+        let stillCurrent = mutableState.withLock { state -> Bool in
             guard state.task === task else { return false }
             state.response = response
-            state.bytesReceived = kept
-            state.bytesExpected = expected ?? -1
+            state.bytesReceived = kept ?? 0
+            state.bytesExpected = kept == nil ? -1 : expected ?? -1
             return true
         }
-        guard isCurrent else { return }
-        file.queue.async { [file] in file.open(keepingBytes: kept) }
+        guard stillCurrent else { return }
+        if let kept { file.queue.async { [file] in file.open(keepingBytes: kept) } }
         eventMonitor?.request(self, didReceive: response)
+    }
+
+    /// What a response head means for the file: the bytes to keep before its body, or `nil` when
+    /// its body is not written (it stays as it was). Records the disposition and the length.
+    private static func decide(
+        _ transfer: inout Transfer,
+        status: Int,
+        range: ContentRange?,
+        contentLength: Int64?
+    ) -> Int64? {
+        guard let offset = transfer.requestedOffset else {
+            transfer.expectedLength = status == 200 ? contentLength : nil
+            return 0
+        }
+        switch status {
+        case 206 where range?.start == offset:
+            let (total, overflow) = (contentLength ?? 0).addingReportingOverflow(offset)
+            transfer.expectedLength = range?.completeLength ?? (contentLength == nil || overflow ? nil : total)
+            return offset
+        case 206, 416:
+            transfer.disposition = .startOver
+            return nil
+        case 200:
+            // The file changed (If-Range failed) or ranges are not served: the body is all of it.
+            transfer.expectedLength = contentLength
+            return 0
+        default:
+            transfer.disposition = .discard
+            return nil
+        }
     }
 
     public func transportTask(_ task: any TransportTask, didReceive data: Data) {
@@ -268,14 +297,18 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     private func attemptDidComplete(error: CourierError?, metrics: RequestMetrics) {
         let fileLength = file.length
         let writeError = file.writeError
-        let startsOver = transfer.withLock { transfer -> Bool in
+        let (startsOver, bodyWasDiscarded) = transfer.withLock { transfer -> (Bool, Bool) in
             // What is on disk is what a retry continues from, if the server can be asked for the rest.
             transfer.resumeOffset = fileLength
-            if case .startOver = transfer.disposition {
+            switch transfer.disposition {
+            case .startOver:
                 transfer.resumeOffset = 0
-                return true
+                return (true, false)
+            case .discard:
+                return (false, true)
+            case .write:
+                return (false, false)
             }
-            return false
         }
         if let writeError {
             let failure = CourierError.downloadFileWriteFailed(writeError)
@@ -296,8 +329,8 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             let validationError = runValidators()
             eventMonitor?.request(self, didValidateWithError: validationError)
             guard validationError == nil else {
-                // The body was rejected: a retry must not continue it.
-                transfer.withLock { $0.resumeOffset = 0 }
+                // A rejected body must not be continued; a dropped one left the file as it was.
+                if !bodyWasDiscarded { transfer.withLock { $0.resumeOffset = 0 } }
                 retryOrFinish(error: validationError)
                 return
             }
@@ -308,32 +341,30 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     /// The server could not serve the rest: one more attempt, for the whole body.
     private func startOver() {
         let isRunning = mutableState.withLock { $0.machine.awaitRetryDecision() }
-        guard isRunning, prepareForRetry() else { return }
-        delegate?.startAttempt(of: self)
+        guard isRunning else { return }
+        guard let delegate else {
+            finish(error: .sessionInvalidated(nil))
+            return
+        }
+        if prepareForRetry() { delegate.startAttempt(of: self) }
     }
 
     /// On the file queue: moves the complete file to the destination, then finishes.
     private func moveToDestination() {
         file.close()
-        // Cancelled meanwhile: the file must not reach the destination.
-        guard !hasFinished, let response else {
-            finish()
-            return
-        }
+        // From here a cancel cannot undo the move: the request is committed to finishing with
+        // it. Cancelled before: the file never reaches the destination.
+        guard let response, beginCommitting() else { return }
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
-            if !finish() { transfer.withLock { $0.fileURL = nil } }
+            finish()
             return
         }
         let (destinationURL, options) = destination(file.url, response)
         do {
             try Self.moveFile(from: file.url, to: destinationURL, options: options)
             transfer.withLock { $0.fileURL = destinationURL }
-            if !finish() {
-                // A cancel won the race during the move: what it reports must hold, so the file goes.
-                transfer.withLock { $0.fileURL = nil }
-                try? FileManager.default.removeItem(at: destinationURL)
-            }
+            finish()
         } catch {
             finish(error: .downloadedFileMoveFailed(error: error, source: file.url, destination: destinationURL))
         }
@@ -342,13 +373,17 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
     /// On the file queue, once finished: a moved file is left alone; a partial one is kept with
     /// resume data when asked for (or after a network failure), and removed otherwise.
     private func closeFileAfterFinishing() {
-        file.close()
+        file.retire()
         let requestError = error
         let lastRequest = lastRequest
         let keeps = transfer.withLock { transfer -> Bool in
             guard transfer.fileURL == nil, file.length > 0, let lastRequest else { return false }
-            let failedOnNetwork = requestError?.kind == .transportFailed && transfer.acceptsRanges
-            guard transfer.producesResumeData || failedOnNetwork else { return false }
+            // Worth resuming: the file holds the start of the body and the server takes ranges,
+            // and the transfer broke off (not a body the request rejected).
+            let interrupted =
+                requestError?.kind == .transportFailed
+                || (requestError?.kind == .responseValidationFailed && transfer.disposition == .discard)
+            guard transfer.producesResumeData || (interrupted && transfer.acceptsRanges) else { return false }
             var request = lastRequest
             request.setValue(nil, forHTTPHeaderField: "Range")
             request.setValue(nil, forHTTPHeaderField: "If-Range")

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// where the partial file is, and how to tell whether the server's file is still the same.
 ///
 /// ``DownloadRequest/resumeData`` holds one encoded as JSON; pass those bytes to
-/// ``Session/download(resumingWith:to:interceptor:)``, in this process or another. The format
+/// ``Session/download(resumingWith:interceptor:to:)``, in this process or another. The format
 /// is Courier's own, the same on every transport and platform (unlike URLSession's), and
 /// versioned: a newer Courier reads older versions, and data of a version it does not know
 /// fails with ``CourierError/Kind/invalidResumeData``.
@@ -99,6 +99,14 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         guard decoded.bytesReceived >= 0 else {
             throw CourierError.invalidResumeData(Problem("its byte count is negative"))
         }
+        // Only a file Courier made for a download: resume data read from disk must not be able to
+        // point a download at any file the process may write.
+        let partial = URL(fileURLWithPath: decoded.temporaryFilePath)
+        guard partial.pathExtension == "download",
+            partial.deletingLastPathComponent().lastPathComponent == DownloadFile.folderName
+        else {
+            throw CourierError.invalidResumeData(Problem("its partial file is not one Courier made for a download"))
+        }
         guard FileManager.default.fileExists(atPath: decoded.temporaryFilePath) else {
             throw CourierError.invalidResumeData(
                 Problem("its partial file \(decoded.temporaryFilePath) no longer exists")
@@ -107,7 +115,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         self = decoded
     }
 
-    /// The JSON bytes to store or pass to ``Session/download(resumingWith:to:interceptor:)``.
+    /// The JSON bytes to store or pass to ``Session/download(resumingWith:interceptor:to:)``.
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -92,6 +92,9 @@ public class Request: @unchecked Sendable {
         /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
         /// whatever ``state`` says.
         var isHeldBack = false
+        /// Set once the request has committed to succeeding (a download being moved into place):
+        /// a cancel or the deadline can no longer stop it.
+        var isCommitting = false
         var downloadReporter = ProgressReporter()
         var uploadReporter = ProgressReporter()
     }
@@ -245,7 +248,7 @@ public class Request: @unchecked Sendable {
         // finish the request in between with another outcome.
         let outcome = mutableState.withLock {
             state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
-            guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
+            guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
             state.pendingWork?.cancel()
             state.pendingWork = nil
             return (state.task, Self.takeFinishHandlers(&state, error: .explicitlyCancelled) ?? [])
@@ -390,10 +393,23 @@ public class Request: @unchecked Sendable {
             state.bytesExpectedToSend = -1
             state.downloadReporter.reset()
             state.uploadReporter.reset()
+            // A hold was for the previous attempt's consumer; the next one starts unheld.
+            state.isHeldBack = false
             return true
         }
         if proceed { eventMonitor?.requestIsRetrying(self) }
         return proceed
+    }
+
+    /// Commits the request to succeeding, unless it has finished: from now on `cancel()` and the
+    /// deadline do nothing, so a step that cannot be undone (moving a download over its
+    /// destination) is never reported as cancelled. Returns `false` if the request had finished.
+    func beginCommitting() -> Bool {
+        mutableState.withLock { state in
+            guard !state.machine.hasFinished else { return false }
+            state.isCommitting = true
+            return true
+        }
     }
 
     /// Whether the latest attempt received no body bytes (validators let an empty body pass).
@@ -444,7 +460,7 @@ public class Request: @unchecked Sendable {
         )
         let outcome = mutableState.withLock {
             state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
-            guard state.machine.expire() == .cancelTaskAndFinish else { return nil }
+            guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
             state.pendingWork?.cancel()
             state.pendingWork = nil
             return (state.task, Self.takeFinishHandlers(&state, error: error) ?? [])

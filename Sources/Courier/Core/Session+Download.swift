@@ -59,8 +59,8 @@ extension Session {
     /// fails the request with ``CourierError/Kind/invalidResumeData``.
     public func download(
         resumingWith resumeData: Data,
-        to destination: DownloadRequest.Destination? = nil,
-        interceptor: (any RequestInterceptor)? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let decoded: DownloadResumeData
         do {

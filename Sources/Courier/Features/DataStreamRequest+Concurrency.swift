@@ -42,25 +42,28 @@ extension DataStreamRequest {
 /// ``DataStreamRequest/streamingData(bufferLimit:)``, ``DataStreamRequest/streamingStrings(bufferLimit:)``
 /// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:)``.
 ///
-/// Iterate it once: the body arrives once. Leaving the loop early cancels the request.
+/// The body arrives once: an iterator sees what arrives after it was made. Leaving the loop early
+/// cancels the request.
 public struct DataStreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// Turns each piece of the body into values; an empty piece means the body has ended.
     typealias Transform = (Data) throws -> [Element]
 
     private let request: DataStreamRequest
-    private let buffer: StreamBuffer
+    private let bufferLimit: Int
     private let makeTransform: @Sendable () -> Transform
 
     init(request: DataStreamRequest, bufferLimit: Int, makeTransform: @escaping @Sendable () -> Transform) {
         self.request = request
-        self.buffer = StreamBuffer(request: request, bufferLimit: bufferLimit)
+        self.bufferLimit = bufferLimit
         self.makeTransform = makeTransform
-        request.addConsumer(buffer)
     }
 
-    /// Iterates the values.
+    /// Iterates the values that arrive from now on, starting the request if it has not started
+    /// (as adding a response handler does). Each iterator has a buffer of its own.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(buffer: buffer, transform: makeTransform(), termination: Termination(request: request))
+        let buffer = StreamBuffer(request: request, bufferLimit: bufferLimit)
+        request.addConsumer(buffer)
+        return AsyncIterator(buffer: buffer, transform: makeTransform(), termination: Termination(request: request))
     }
 
     /// Gives the values one at a time, waiting for the body as needed.

@@ -180,6 +180,9 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     }
 
     func complete(_ completion: DataStreamRequest.Completion) {
+        // After a cancel no piece may follow, even one queued already; after a success or a
+        // failure the queued pieces still come, then the end.
+        if completion.error?.isExplicitlyCancelledError == true { state.withLock { $0.isComplete = true } }
         queue.async { [self] in
             state.withLock { $0.isComplete = true }
             if completion.error == nil {

@@ -233,8 +233,18 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func cancel() {
-        state.withLock { $0.isCancelled = true }
+        // A completion held while suspended means the data task has ended already and will not
+        // report again: the cancellation completes the attempt itself.
+        let completedWhileHeld = state.withLock { state -> Bool in
+            state.isCancelled = true
+            let held = state.heldEvents.contains { if case .completion = $0 { return true } else { return false } }
+            state.heldEvents.removeAll()
+            return held
+        }
         dataTask.cancel()
+        if completedWhileHeld {
+            delegateQueue.addOperation { [self] in deliverCompletion(with: URLError(.cancelled)) }
+        }
     }
 
     /// FoundationNetworking offered a challenge for `response` (a `401` or `407` naming an

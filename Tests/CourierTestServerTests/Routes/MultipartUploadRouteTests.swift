@@ -66,7 +66,7 @@ import Testing
         let configuration = TestServer.Configuration { $0.maximumRequestBodySize = 1024 }
         try await TestServer.withRunningServer(configuration: configuration) { server in
             let chunk = [UInt8]((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 13) })
-            let chunkCount = 64
+            let chunkCount = 16
             let head = Array("--b\r\n".utf8) + Self.part(name: "big", filename: "big.bin")
             let tail = Array("\r\n--b--\r\n".utf8)
             var request = HTTPClientRequest(url: server.url("/upload/multipart").absoluteString)

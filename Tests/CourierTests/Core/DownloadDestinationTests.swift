@@ -50,7 +50,9 @@ import FoundationNetworking
     }
 
     @Test func resumeDataRoundTripsWithoutCredentials() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownloads")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("\(UUID().uuidString).download")
         try Data("partial".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/file")))

@@ -8,9 +8,12 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The body `/range/:n` serves: the `a`-`z` pattern.
+/// The body `/range/:n` serves: the `a`-`z` pattern. Built by doubling, not byte by byte: test
+/// bodies run on the few threads Swift concurrency has, and a slow loop here starves other tests.
 func rangePattern(_ length: Int) -> Data {
-    Data((0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+    var pattern = Data("abcdefghijklmnopqrstuvwxyz".utf8)
+    while pattern.count < length { pattern.append(pattern) }
+    return pattern.prefix(length)
 }
 
 /// Retries GET at once after a dropped connection.
@@ -214,6 +217,10 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
                 var decoded = try DownloadResumeData(
                     data: try await Self.partialDownload(of: length, on: session, server: server)
                 )
+                // A partial file longer than the body: the server cannot serve what follows it.
+                let partial = try FileHandle(forWritingTo: URL(fileURLWithPath: decoded.temporaryFilePath))
+                try partial.truncate(atOffset: UInt64(length + 100))
+                try partial.close()
                 decoded.bytesReceived = Int64(length + 100)
                 let target = directory.appendingPathComponent("after416.bin")
                 let request = session.download(resumingWith: decoded.encoded(), to: { _, _ in (target, []) })
@@ -268,6 +275,42 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
                 "\(values.count) in \(seconds) s"
             )
             await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aResumeThatFailsKeepsThePartialFile(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let length = 200_000
+                let original = try DownloadResumeData(
+                    data: try await Self.partialDownload(of: length, on: session, server: server)
+                )
+                // No server at all: the attempt fails before any head arrives.
+                let closed = try ClosedPort()
+                var unreachable = original
+                unreachable.url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/range/\(length)"))
+                let offline = await session.download(resumingWith: unreachable.encoded()).serializingDownloadedFileURL()
+                    .response
+                #expect(offline.error?.urlError?.code == .cannotConnectToHost)
+                // A server error: its page is not the file's, which stays as it was.
+                var refused = original
+                refused.url = server.url("/status/503")
+                let failed = await session.download(resumingWith: refused.encoded()).validate()
+                    .serializingDownloadedFileURL().response
+                #expect(failed.error?.responseCode == 503)
+                for resumeData in [offline.resumeData, failed.resumeData] {
+                    let kept = try DownloadResumeData(data: try #require(resumeData, "the partial file is kept"))
+                    #expect(kept.bytesReceived == original.bytesReceived)
+                }
+                let target = directory.appendingPathComponent("finally.bin")
+                let request = session.download(resumingWith: original.encoded(), to: { _, _ in (target, []) })
+                _ = try await request.validate().serializingDownloadedFileURL().value
+                #expect(request.response?.statusCode == 206)
+                #expect(try Data(contentsOf: target) == rangePattern(length))
+                await session.invalidate()
+            }
         }
     }
 

@@ -24,15 +24,16 @@ struct UploadReceipt: Decodable, Equatable {
     }
 }
 
-/// `count` pseudo-random bytes (seeded, so a failure reproduces).
+/// `count` pseudo-random bytes (seeded, so a failure reproduces), made eight at a time: test
+/// bodies run on the few threads Swift concurrency has, and a slow loop here starves other tests.
 func testBytes(_ count: Int, seed: UInt64 = 42) -> Data {
     var state = seed
-    var bytes = [UInt8](repeating: 0, count: count)
-    for index in bytes.indices {
+    var words = [UInt64](repeating: 0, count: (count + 7) / 8)
+    for index in words.indices {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+        words[index] = state ^ (state >> 29)
     }
-    return Data(bytes)
+    return words.withUnsafeBytes { Data($0.prefix(count)) }
 }
 
 /// A new temporary directory, removed by `body`'s end.

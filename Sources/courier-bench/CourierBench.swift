@@ -1,0 +1,92 @@
+import ArgumentParser
+import CourierTestServer
+import Foundation
+
+/// Measures Courier beside raw AsyncHTTPClient and raw URLSession in one run: each workload, with
+/// each client in turn, alternating over several rounds after a warm-up, every client run in a
+/// child process of its own (so its peak memory is its own), against a server in another process.
+@main
+struct CourierBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier-bench",
+        abstract: "Compare Courier with raw AsyncHTTPClient and raw URLSession, side by side.",
+        discussion: "Build with -c release: swift run -c release courier-bench"
+    )
+
+    @Option(name: .long, help: "A workload to run (repeat for several): download, upload, multipart. Default: all.")
+    var workload: [Workload] = []
+
+    @Option(name: .long, help: "Measured rounds per workload, after one warm-up round.")
+    var rounds = 5
+
+    @Option(
+        name: .long,
+        help: "Body size in bytes, instead of each workload's default (1 GiB download, 256 MiB uploads)."
+    )
+    var size: Int64?
+
+    @Option(name: .long, help: "Also write the results as JSON to this file.")
+    var json: String?
+
+    @Flag(name: .long, help: "A quick check that everything works (1 MiB bodies, one round); its numbers mean nothing.")
+    var smoke = false
+
+    @Option(name: .customLong("child-client"), help: .hidden)
+    var childClient: Client?
+
+    @Option(name: .customLong("child-server"), help: .hidden)
+    var childServer: String?
+
+    @Flag(name: .customLong("serve"), help: .hidden)
+    var serves = false
+
+    mutating func run() async throws {
+        if serves { return try await serve() }
+        if let childClient, let childServer, let server = URL(string: childServer), let workload = workload.first {
+            return try await runChild(client: childClient, workload: workload, server: server)
+        }
+        try await Orchestra(
+            workloads: workload.isEmpty ? Workload.allCases : workload,
+            rounds: smoke ? 1 : max(1, rounds),
+            warmUp: !smoke,
+            size: smoke ? 1 << 20 : size,
+            jsonPath: json
+        ).run()
+    }
+
+    /// The server child: serves until the parent closes its standard input (or a day passes).
+    private func serve() async throws {
+        var configuration = TestServer.Configuration()
+        configuration.maximumRequestBodySize = Int.max
+        let server = try await TestServer.start(configuration: configuration)
+        FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + "\n").utf8))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Standard input closes when the parent ends, whatever way it ends.
+                _ = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(86_400)) }
+            await group.next()
+            group.cancelAll()
+        }
+        try await server.shutdown()
+    }
+
+    /// A client child: one run, its measurement printed as one JSON line.
+    private func runChild(client: Client, workload: Workload, server: URL) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
+        let run = ClientRun(
+            client: client,
+            workload: workload,
+            server: server,
+            size: size ?? workload.defaultSize,
+            folder: folder
+        )
+        let measurement = try await run.measure()
+        let line = try JSONEncoder().encode(measurement)
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+    }
+}
+
+extension Workload: ExpressibleByArgument {}
+extension Client: ExpressibleByArgument {}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The parent process: starts the server child, runs every client child in turn, and reports.
+struct Orchestra {
+    let workloads: [Workload]
+    let rounds: Int
+    let warmUp: Bool
+    let size: Int64?
+    let jsonPath: String?
+
+    /// The longest one client run may take before it is stopped and reported as failed.
+    static let runTimeLimit: TimeInterval = 300
+
+    func run() async throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let server = try ServerProcess(executable: executable)
+        defer { server.stop() }
+        print("courier-bench: server \(server.url.absoluteString) (a separate process), \(rounds) rounds per client")
+        var results: [Measurement] = []
+        for workload in workloads {
+            let bodySize = size ?? workload.defaultSize
+            print("\n\(workload.rawValue): \(Self.describe(bytes: bodySize))")
+            if warmUp {
+                for client in Client.allCases {
+                    _ = try runChild(executable, client: client, workload: workload, server: server.url, size: bodySize)
+                }
+            }
+            var measured: [Measurement] = []
+            // A B A B: clients alternate within each round, so drift hits them alike.
+            for _ in 0..<rounds {
+                for client in Client.allCases {
+                    measured.append(
+                        try runChild(executable, client: client, workload: workload, server: server.url, size: bodySize)
+                    )
+                }
+            }
+            print(Report(measurements: measured).table())
+            results += measured
+        }
+        if let jsonPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(results).write(to: URL(fileURLWithPath: jsonPath))
+            print("\nwrote \(jsonPath)")
+        }
+    }
+
+    private func runChild(
+        _ executable: URL,
+        client: Client,
+        workload: Workload,
+        server: URL,
+        size: Int64
+    ) throws -> Measurement {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "--child-client", client.rawValue, "--child-server", server.absoluteString,
+            "--workload", workload.rawValue, "--size", String(size),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let deadline = DispatchTime.now() + Self.runTimeLimit
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        if process.isRunning, finished.wait(timeout: deadline) == .timedOut {
+            process.terminate()
+            throw BenchError("\(client.rawValue) \(workload.rawValue) took over \(Int(Self.runTimeLimit)) s")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        guard process.terminationStatus == 0,
+            let line = data.split(separator: UInt8(ascii: "\n")).last,
+            let measurement = try? JSONDecoder().decode(Measurement.self, from: Data(line))
+        else {
+            throw BenchError("\(client.rawValue) \(workload.rawValue) failed (exit \(process.terminationStatus))")
+        }
+        return measurement
+    }
+
+    static func describe(bytes: Int64) -> String {
+        bytes >= 1 << 30 ? "\(bytes >> 30) GiB" : bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+}
+
+/// The server in a child process of its own, so the clients measured do not share its CPU time or memory.
+final class ServerProcess {
+    let url: URL
+    private let process: Process
+    private let input: Pipe
+
+    init(executable: URL) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = ["--serve"]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // The first line is the server's address.
+        var line = Data()
+        let reader = output.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let piece = reader.readData(ofLength: 1)
+            guard !piece.isEmpty else { throw BenchError("the server process ended before it listened") }
+            line += piece
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: text) else { throw BenchError("the server printed \(text)") }
+        self.url = url
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// This process's CPU time and peak resident memory so far.
+enum ProcessUsage {
+    #if canImport(Glibc)
+    private static let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+    #else
+    private static let who = RUSAGE_SELF
+    #endif
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(who, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    static func peakResidentBytes() -> Int64 {
+        var usage = rusage()
+        getrusage(who, &usage)
+        #if canImport(Darwin)
+        return Int64(usage.ru_maxrss)  // bytes on Darwin
+        #else
+        return Int64(usage.ru_maxrss) * 1024  // kilobytes on Linux
+        #endif
+    }
+}
