@@ -89,7 +89,18 @@ public final class AsyncHTTPClientTransport: Transport {
             defer { invalidated = true }
             return !invalidated
         }
-        if shouldShutDown { try? await client.shutdown() }
+        guard shouldShutDown else { return }
+        // A response can end before AsyncHTTPClient has finished writing the request's end (a
+        // streamed body the server read whole); the connection goes back to the pool in a callback
+        // queued on an event loop after the request completed. Shutting down before that callback
+        // runs trips a precondition in AsyncHTTPClient's pool ("a connection that we don't know was
+        // released"). A task submitted to every loop runs after anything already queued there.
+        for _ in 0..<2 {
+            for eventLoop in client.eventLoopGroup.makeIterator() {
+                try? await eventLoop.submit {}.get()
+            }
+        }
+        try? await client.shutdown()
     }
 }
 
