@@ -42,6 +42,9 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var lastActivity = NIODeadline.now()
         /// The pending check of the idle timeout.
         var idleCheck: Scheduled<Void>?
+        /// The `lastActivity` a check found past the deadline; the attempt times out if a second
+        /// check, a loop turn later, finds it unchanged.
+        var idleTimeoutGraceAt: NIODeadline?
         /// Set when a redirect's head arrives: the next body part sent starts a new count.
         var startsNewHop = false
         /// Body bytes sent in the current hop (a redirect that resends the body counts afresh).
@@ -222,7 +225,15 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             guard case .running(let task) = state.phase, !state.isCancelling else { return .none }
             if state.isSuspended { return .checkAgain(at: now + idleTimeout) }
             let deadline = state.lastActivity + idleTimeout
-            return deadline <= now ? .timeOut(task) : .checkAgain(at: deadline)
+            guard deadline <= now else {
+                state.idleTimeoutGraceAt = nil
+                return .checkAgain(at: deadline)
+            }
+            // The loop may have been busy with other work past the deadline, with this
+            // attempt's bytes waiting in its socket: look once more after the loop has read it.
+            if let grace = state.idleTimeoutGraceAt, grace == state.lastActivity { return .timeOut(task) }
+            state.idleTimeoutGraceAt = state.lastActivity
+            return .checkAgain(at: now + .milliseconds(10))
         }
         switch action {
         case .none:

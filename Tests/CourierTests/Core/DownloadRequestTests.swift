@@ -38,6 +38,28 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
     }
 
     @Test(arguments: TransportKind.allCases)
+    func serializersReadTheDownloadedFile(transport: TransportKind) async throws {
+        struct Slideshow: Decodable, Sendable {
+            struct Show: Decodable, Sendable { let title: String }
+            let slideshow: Show
+        }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let show = try await session.download(server.url("/json")).validate(contentType: ["application/json"])
+                .serializingDecodable(Slideshow.self).value
+            #expect(show.slideshow.title == "Sample Slide Show")
+            let bytes = try await session.download(server.url("/range/1000")).serializingData().value
+            #expect(bytes == rangePattern(1000))
+            let text = try await session.download(server.url("/encoding/utf8")).serializingString().value
+            #expect(text.contains("Unicode Demo"))
+            let wrongType = await session.download(server.url("/range/10")).validate(contentType: ["application/json"])
+                .serializingData().result.failure
+            #expect(wrongType?.kind == .responseValidationFailed)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aDownloadThatFailsValidationLeavesNoFile(transport: TransportKind) async throws {
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
