@@ -110,13 +110,7 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
-            state.bytesSent = totalBytesSent
-            state.bytesExpectedToSend = totalBytesExpected ?? -1
-            return true
-        }
-        if isCurrent { reportUploadProgress() }
+        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
@@ -172,18 +166,9 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         appendFinishHandler { [self] in
             serializationQueue.async { [self] in
                 let (request, response, data, metrics, error) = snapshot()
-                let start = DispatchTime.now()
-                let result: Result<Serializer.SerializedObject, CourierError>
-                do {
-                    result = .success(
-                        try serializer.serialize(request: request, response: response, data: data, error: error)
-                    )
-                } catch let error as CourierError {
-                    result = .failure(error)
-                } catch {
-                    result = .failure(.responseSerializationFailed(.customSerializationFailed(error: error)))
+                let (result, duration) = measuredSerialization {
+                    try serializer.serialize(request: request, response: response, data: data, error: error)
                 }
-                let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
                 let dataResponse = DataResponse(
                     request: request,
                     response: response,

@@ -161,24 +161,11 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
-            state.bytesSent = totalBytesSent
-            state.bytesExpectedToSend = totalBytesExpected ?? -1
-            return true
-        }
-        if isCurrent { reportUploadProgress() }
+        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
-            guard state.task === task else { return .ignore }
-            state.metrics.append(metrics)
-            let action = state.machine.attemptCompleted()
-            if action == .complete { state.task = nil }
-            return action
-        }
-        guard action == .complete else { return }
+        guard recordAttemptCompletion(of: task, metrics: metrics) else { return }
         // Behind the head's validation, which runs there too: its verdict is known by then.
         serializationQueue.async { [self] in
             let rejection = streamState.withLock { $0.headRejection }

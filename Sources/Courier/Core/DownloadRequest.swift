@@ -49,6 +49,8 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         var disposition = Disposition.write
         /// Bytes handed to the file queue and not yet written.
         var pendingBytes: Int64 = 0
+        /// The batch whose write is queued but has not taken its bytes yet; new pieces join it.
+        var openBatch: WriteBatch?
         var isHoldingBack = false
         var producesResumeData = false
         var resumeData: Data?
@@ -181,6 +183,8 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
         let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         let (kept, expected) = transfer.withLock { transfer -> (Int64?, Int64?) in
+            // This attempt's body goes after the file is opened for it, never into an earlier batch.
+            transfer.openBatch = nil
             let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
             if status == 200 || status == 206 {
                 transfer.entityTag = response.value(forHTTPHeaderField: "ETag")
@@ -240,28 +244,53 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             return true
         }
         guard isCurrent else { return }
-        let (writes, holdBack) = transfer.withLock { transfer -> (Bool, Bool) in
-            guard case .write = transfer.disposition else { return (false, false) }
-            transfer.pendingBytes += Int64(data.count)
-            guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark else { return (true, false) }
-            transfer.isHoldingBack = true
-            setTransferHeldBack(true)
-            return (true, true)
-        }
-        guard writes else { return }
+        // Pieces join the batch a queued block has not taken yet, so a fast network costs one
+        // block on the file queue per batch rather than one per 16 KB piece.
+        let (newBatch, holdBack) =
+            transfer.withLock { transfer -> (WriteBatch?, Bool)? in
+                guard case .write = transfer.disposition else { return nil }
+                transfer.pendingBytes += Int64(data.count)
+                var newBatch: WriteBatch?
+                if let batch = transfer.openBatch {
+                    batch.pieces.append(data)
+                } else {
+                    newBatch = WriteBatch(data)
+                    transfer.openBatch = newBatch
+                }
+                guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark else {
+                    return (newBatch, false)
+                }
+                transfer.isHoldingBack = true
+                setTransferHeldBack(true)
+                return (newBatch, true)
+            } ?? (nil, false)
         if holdBack { applyStateToTask() }
-        file.queue.async { [self] in
-            file.write(data)
-            let release = transfer.withLock { transfer -> Bool in
-                transfer.pendingBytes -= Int64(data.count)
-                guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
-                transfer.isHoldingBack = false
-                setTransferHeldBack(false)
-                return true
-            }
-            if release { applyStateToTask() }
-        }
+        if let newBatch { file.queue.async { [self] in write(newBatch) } }
         reportDownloadProgress()
+    }
+
+    /// On the file queue: writes what `batch` gathered, then releases the transfer if the writes
+    /// have caught up.
+    private func write(_ batch: WriteBatch) {
+        let pieces = transfer.withLock { transfer -> [Data] in
+            // Closed: later pieces start a batch (and a block) of their own.
+            if transfer.openBatch === batch { transfer.openBatch = nil }
+            defer { batch.pieces = [] }
+            return batch.pieces
+        }
+        var written: Int64 = 0
+        for piece in pieces {
+            file.write(piece)
+            written += Int64(piece.count)
+        }
+        let release = transfer.withLock { transfer -> Bool in
+            transfer.pendingBytes -= written
+            guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
+            transfer.isHoldingBack = false
+            setTransferHeldBack(false)
+            return true
+        }
+        if release { applyStateToTask() }
     }
 
     public func transportTask(
@@ -269,24 +298,11 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         didSendBodyBytes totalBytesSent: Int64,
         of totalBytesExpected: Int64?
     ) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
-            state.bytesSent = totalBytesSent
-            state.bytesExpectedToSend = totalBytesExpected ?? -1
-            return true
-        }
-        if isCurrent { reportUploadProgress() }
+        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
     }
 
     public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-        let action = mutableState.withLock { state -> StateMachine.CompletionAction in
-            guard state.task === task else { return .ignore }
-            state.metrics.append(metrics)
-            let action = state.machine.attemptCompleted()
-            if action == .complete { state.task = nil }
-            return action
-        }
-        guard action == .complete else { return }
+        guard recordAttemptCompletion(of: task, metrics: metrics) else { return }
         // Behind every write of this attempt.
         file.queue.async { [self] in
             attemptDidComplete(error: error.map(CourierError.attemptFailed), metrics: metrics)

@@ -86,6 +86,17 @@ extension Request {
 
     // MARK: - Reporting (called by subclasses)
 
+    /// Records that `task` has sent `totalBytesSent` of its body, if it is the current attempt's, and reports it.
+    func recordBodyBytesSent(by task: any TransportTask, totalBytesSent: Int64, of totalBytesExpected: Int64?) {
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.task === task else { return false }
+            state.bytesSent = totalBytesSent
+            state.bytesExpectedToSend = totalBytesExpected ?? -1
+            return true
+        }
+        if isCurrent { reportUploadProgress() }
+    }
+
     /// Reports the response body's progress, if the throttle lets it through.
     func reportDownloadProgress() {
         report(\.downloadReporter, progress: { ($0.bytesReceived, $0.bytesExpected) }, isFinal: false)

@@ -337,6 +337,19 @@ public class Request: @unchecked Sendable {
         }
     }
 
+    /// Records the end of `task`'s attempt with its `metrics`; returns whether it was the current
+    /// attempt and has ended (no task is current until the next attempt, so late events of this
+    /// one are ignored).
+    func recordAttemptCompletion(of task: any TransportTask, metrics: RequestMetrics) -> Bool {
+        mutableState.withLock { state in
+            guard state.task === task else { return false }
+            state.metrics.append(metrics)
+            guard state.machine.attemptCompleted() == .complete else { return false }
+            state.task = nil
+            return true
+        }
+    }
+
     // MARK: - Retrying
 
     /// After an attempt: finishes on success; on failure asks the session's retriers, then

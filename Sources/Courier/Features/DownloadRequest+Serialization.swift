@@ -141,16 +141,7 @@ extension DownloadRequest {
                         ($0.requests.last, $0.response, $0.metrics.last, $0.error)
                     }
                     let (fileURL, resumeData) = (self.fileURL, self.resumeData)
-                    let start = DispatchTime.now()
-                    let result: Result<Value, CourierError>
-                    do {
-                        result = .success(try serialize(request, response, fileURL, error))
-                    } catch let error as CourierError {
-                        result = .failure(error)
-                    } catch {
-                        result = .failure(.responseSerializationFailed(.customSerializationFailed(error: error)))
-                    }
-                    let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                    let (result, duration) = measuredSerialization { try serialize(request, response, fileURL, error) }
                     let downloadResponse = DownloadResponse(
                         request: request,
                         response: response,

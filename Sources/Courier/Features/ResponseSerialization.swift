@@ -227,3 +227,20 @@ extension String.Encoding {
         }
     }
 }
+
+/// Runs `serialize` and times it; an error that is not already a ``CourierError`` becomes a
+/// ``CourierError/SerializationFailureReason/customSerializationFailed(error:)``.
+func measuredSerialization<Value>(
+    _ serialize: () throws -> Value
+) -> (result: Result<Value, CourierError>, duration: TimeInterval) {
+    let start = DispatchTime.now()
+    let result: Result<Value, CourierError>
+    do {
+        result = .success(try serialize())
+    } catch let error as CourierError {
+        result = .failure(error)
+    } catch {
+        result = .failure(.responseSerializationFailed(.customSerializationFailed(error: error)))
+    }
+    return (result, Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
+}
