@@ -112,8 +112,10 @@ extension Request {
         progress: (MutableState) -> (completed: Int64, total: Int64),
         isFinal: Bool
     ) {
-        let now = DispatchTime.now().uptimeNanoseconds
         let update = mutableState.withLock { state -> (ProgressReporter, Int64, Int64)? in
+            // Most requests have no listener: no clock read for them, per piece of body.
+            guard state[keyPath: reporter].hasListeners else { return nil }
+            let now = DispatchTime.now().uptimeNanoseconds
             let (completed, total) = progress(state)
             guard
                 state[keyPath: reporter].shouldReport(
