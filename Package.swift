@@ -29,6 +29,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Already in AsyncHTTPClient's graph; named here to map TLS failures to URLError codes.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Body pieces reach Courier as Data sharing the ByteBuffer's storage, not a copy of it.
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         .systemLibrary(name: "CCourierZlib"),

@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -352,7 +353,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
         // Deliver first, then ask for more under one lock: a suspend() made while handling this
         // chunk already holds back the next read.
-        eventHandler?.transportTask(self, didReceive: Data(buffer.readableBytesView))
+        // The Data shares the buffer's storage (kept alive by it) rather than copying every byte.
+        let data =
+            buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
+            ?? Data(buffer.readableBytesView)
+        eventHandler?.transportTask(self, didReceive: data)
         return demand(on: task.eventLoop, receivedBytes: buffer.readableBytes)
     }
 
