@@ -102,11 +102,18 @@ final class HTTP2ResponseWriter {
         }
     }
 
-    /// Writes as many chunks as the stream's window takes, then waits for writability or the next interval.
+    /// Writes as many chunks as the stream's window takes, then waits for writability or the next
+    /// interval, yielding the loop after ``ResponseWriter/maximumBytesPerTurn`` as the HTTP/1 writer does.
     private func pumpStream() {
         guard case .stream(let stream) = response.body else { return }
         var allocator = context.channel.allocator
+        var bytesThisTurn = 0
         while !isDone {
+            if bytesThisTurn >= ResponseWriter.maximumBytesPerTurn {
+                context.flush()
+                schedule(after: .zero) { $0.pumpStream() }
+                return
+            }
             guard context.channel.isWritable else {
                 // Set before flushing: the flush can make the stream writable again at once.
                 waitingForWritability = true
@@ -117,6 +124,7 @@ final class HTTP2ResponseWriter {
                 end()
                 return
             }
+            bytesThisTurn += chunk.readableBytes
             writeBodyBytes(chunk)
             if stream.interval > .zero, !isDone {
                 context.flush()

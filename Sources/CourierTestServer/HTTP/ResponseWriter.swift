@@ -177,10 +177,18 @@ final class ResponseWriter {
     }
 
     /// Writes as many chunks as the socket takes, then waits for writability or the next interval.
+    /// After ``maximumBytesPerTurn`` it lets the event loop serve its other connections first: a
+    /// client that reads as fast as this writes would otherwise keep the loop to itself.
     private func pumpStream() {
         guard case .stream(let stream) = response.body else { return }
         var allocator = context.channel.allocator
+        var bytesThisTurn = 0
         while !isDone {
+            if bytesThisTurn >= Self.maximumBytesPerTurn {
+                context.flush()
+                schedule(after: .zero) { $0.pumpStream() }
+                return
+            }
             guard context.channel.isWritable else {
                 // Flushing can make the channel writable again before it returns, so the flag must
                 // be set first; if the flush already drained the buffer, the writability callback
@@ -196,6 +204,7 @@ final class ResponseWriter {
                 finish()
                 return
             }
+            bytesThisTurn += chunk.readableBytes
             writeBodyBytes(chunk)
             if stream.interval > .zero, !isDone {
                 context.flush()
@@ -255,6 +264,9 @@ final class ResponseWriter {
             ConnectionHandler.close(context, reset: reset)
         }
     }
+
+    /// How much one turn of the event loop writes of a streamed body before yielding.
+    static let maximumBytesPerTurn = 256 * 1024
 
     private func schedule(after delay: TimeAmount, _ step: @escaping (ResponseWriter) -> Void) {
         scheduledStep = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [weak self] in
