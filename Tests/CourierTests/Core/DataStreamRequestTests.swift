@@ -231,4 +231,18 @@ private struct StreamLine: Decodable, Sendable {
             await session.invalidate()
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func decodesJSONLinesFromRealHttpbin(transport: TransportKind) async throws {
+        guard let httpbin = ProcessInfo.processInfo.environment["HTTPBIN_URL"] else { return }
+        let session = transport.makeSession()
+        var ids: [Int] = []
+        for try await line in session.streamRequest("\(httpbin)/stream/10").validate().streamingDecodable(
+            StreamLine.self
+        ) {
+            ids.append(line.id)
+        }
+        #expect(ids == Array(0..<10))
+        await session.invalidate()
+    }
 }

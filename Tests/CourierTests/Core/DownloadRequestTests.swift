@@ -336,9 +336,32 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func resumesFromRealHttpbin(transport: TransportKind) async throws {
+        guard let httpbin = ProcessInfo.processInfo.environment["HTTPBIN_URL"] else { return }
+        try await withTemporaryDirectory { directory in
+            let session = transport.makeSession()
+            let length = 100_000
+            let partial = try await Self.partialDownload(
+                from: try #require(URL(string: "\(httpbin)/range/\(length)?duration=2&chunk_size=5000")),
+                on: session
+            )
+            let target = directory.appendingPathComponent("httpbin.bin")
+            let request = session.download(resumingWith: partial, to: { _, _ in (target, []) })
+            _ = try await request.validate().serializingDownloadedFileURL().value
+            #expect(request.response?.statusCode == 206)
+            #expect(try Data(contentsOf: target) == rangePattern(length))
+            await session.invalidate()
+        }
+    }
+
     /// Resume data for a download of `/range/length` cancelled part-way.
     static func partialDownload(of length: Int, on session: Session, server: TestServer) async throws -> Data {
-        let url = server.url("/range/\(length)?duration=2&chunk_size=5000")
+        try await partialDownload(from: server.url("/range/\(length)?duration=2&chunk_size=5000"), on: session)
+    }
+
+    /// Resume data for a download of `url` cancelled once 20,000 bytes have arrived.
+    static func partialDownload(from url: URL, on session: Session) async throws -> Data {
         let request = session.download(url)
         let data = await value(within: 10) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Data?, Never>) in

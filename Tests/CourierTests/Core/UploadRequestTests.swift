@@ -257,6 +257,34 @@ private let retryingPOST = RetryPolicy(
             }
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func uploadsFilesAndFormsToRealHttpbin(transport: TransportKind) async throws {
+        guard let httpbin = ProcessInfo.processInfo.environment["HTTPBIN_URL"] else { return }
+        struct Posted: Decodable {
+            let data: String
+            let form: [String: String]
+            let files: [String: String]
+        }
+        try await withTemporaryDirectory { directory in
+            let session = transport.makeSession()
+            let file = directory.appendingPathComponent("note.txt")
+            try Data("a file from disk".utf8).write(to: file)
+            let echoed = try await session.upload(file, to: "\(httpbin)/post", headers: ["Content-Type": "text/plain"])
+                .validate().serializingDecodable(Posted.self).value
+            #expect(echoed.data == "a file from disk")
+            let form = try await session.upload(
+                multipartFormData: { form in
+                    form.append(Data("Ada".utf8), withName: "name")
+                    form.append(file, withName: "note")
+                },
+                to: "\(httpbin)/post"
+            ).validate().serializingDecodable(Posted.self).value
+            #expect(form.form == ["name": "Ada"])
+            #expect(form.files == ["note": "a file from disk"])
+            await session.invalidate()
+        }
+    }
 }
 
 /// What `/upload/multipart` answers: each part's name, file name, type, size and SHA-256.
