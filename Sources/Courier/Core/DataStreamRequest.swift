@@ -146,14 +146,18 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         }
         guard isCurrent else { return }
         reportDownloadProgress()
-        let delivers = streamState.withLock { state -> Bool in
+        // One lock per piece: park it, drop it, or take the consumers to hand it to.
+        let consumers = streamState.withLock { state -> [any Consumer] in
             // A rejected head's body never reaches consumers, even what arrives before the cancel takes.
-            guard state.headRejection == nil else { return false }
-            guard state.isValidatingHead else { return true }
-            state.parked.append(data)
-            return false
+            guard state.headRejection == nil else { return [] }
+            guard !state.isValidatingHead else {
+                state.parked.append(data)
+                return []
+            }
+            state.hasDelivered = true
+            return state.consumers
         }
-        if delivers { deliver(data) }
+        consumers.forEach { $0.receive(data) }
     }
 
     public func transportTask(
