@@ -33,6 +33,7 @@ enum Routes {
         router.add(FaultRoutes.routes)
         router.add(UploadRoute.routes)
         router.add(MultipartUploadRoute.routes)
+        router.add(RecordsRoute.routes)
         return router
     }()
 }
