@@ -327,11 +327,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.responseDate = Date()
             state.lastActivity = .now()
             state.statusCode = Int(head.status.code)
-            state.networkProtocolName =
-                head.version.major == 2 ? "h2" : "http/\(head.version.major).\(head.version.minor)"
+            state.networkProtocolName = Self.protocolName(of: head.version)
             return state.currentURL
         }
         var fields: [String: String] = [:]
+        fields.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
             fields[name] = fields[name].map { "\($0), \(value)" } ?? value
         }
@@ -339,13 +339,22 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             let response = HTTPURLResponse(
                 url: url,
                 statusCode: Int(head.status.code),
-                httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+                httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
                 headerFields: fields
             )
         {
             eventHandler?.transportTask(self, didReceive: response)
         }
         return demand(on: task.eventLoop)
+    }
+
+    /// The ALPN-style name of `version`, as URLSession's metrics give it.
+    private static func protocolName(of version: HTTPVersion) -> String {
+        switch version {
+        case .http1_1: return "http/1.1"
+        case .http2: return "h2"
+        default: return version.major == 2 ? "h2" : "http/\(version.major).\(version.minor)"
+        }
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

@@ -412,9 +412,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     private func makeInitialRequest(from convertible: any URLRequestConvertible) throws -> URLRequest {
         var built = try convertible.asURLRequest()
-        for header in configuration.headers where built.value(forHTTPHeaderField: header.name) == nil {
-            built.setValue(header.value, forHTTPHeaderField: header.name)
-        }
+        built.addHeaders(configuration.headers, replacing: false)
         return built
     }
 
@@ -483,7 +481,7 @@ struct RequestConvertible: URLRequestConvertible {
             if let (header, reason) = headers.firstInvalidity {
                 throw CourierError.invalidHeader(name: header.name, reason: reason)
             }
-            for header in headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
+            request.addHeaders(headers, replacing: true)
         }
         if let encode {
             do {
