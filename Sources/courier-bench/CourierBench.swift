@@ -6,15 +6,38 @@ import Foundation
 /// each client in turn, alternating over several rounds after a warm-up, every client run in a
 /// child process of its own (so its peak memory is its own), against a server in another process.
 @main
-struct CourierBench: AsyncParsableCommand {
+struct CourierBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Compare Courier with raw AsyncHTTPClient and raw URLSession, side by side.",
         discussion: "Build with -c release: swift run -c release courier-bench"
     )
 
-    @Option(name: .long, help: "A workload to run (repeat for several): download, upload, multipart. Default: all.")
+    @Option(
+        name: .long,
+        help:
+            "A workload to run (repeat for several): sequential, concurrent, decode, download, upload, multipart, stream. Default: all."
+    )
     var workload: [Workload] = []
+
+    @Option(
+        name: .long,
+        help:
+            "A client to run (repeat for several): raw-ahc, courier-ahc, raw-urlsession, courier-urlsession. Default: all."
+    )
+    var client: [Client] = []
+
+    @Option(
+        name: .long,
+        help: "Requests per run of a request workload, instead of its default (5,000; 20,000 for concurrent)."
+    )
+    var requests: Int?
+
+    @Option(
+        name: .long,
+        help: "Requests in flight at once, instead of the workload's default (64 for concurrent, else 1)."
+    )
+    var concurrency: Int?
 
     @Option(name: .long, help: "Measured rounds per workload, after one warm-up round.")
     var rounds = 5
@@ -28,7 +51,10 @@ struct CourierBench: AsyncParsableCommand {
     @Option(name: .long, help: "Also write the results as JSON to this file.")
     var json: String?
 
-    @Flag(name: .long, help: "A quick check that everything works (1 MiB bodies, one round); its numbers mean nothing.")
+    @Flag(
+        name: .long,
+        help: "A quick check that everything works (1 MiB bodies, 50 requests, one round); its numbers mean nothing."
+    )
     var smoke = false
 
     @Option(name: .customLong("child-client"), help: .hidden)
@@ -40,16 +66,28 @@ struct CourierBench: AsyncParsableCommand {
     @Flag(name: .customLong("serve"), help: .hidden)
     var serves = false
 
-    mutating func run() async throws {
+    /// Synchronous, blocking the main thread until the work ends: an async `main` parks the main
+    /// thread in libdispatch's `sigsuspend`, which valgrind 3.19 cannot emulate (it writes to the
+    /// read-only signal mask it is given, and dies), and the children must run under callgrind
+    /// (`scripts/instructions-per-request`).
+    mutating func run() throws {
+        let command = self
+        try BlockingRun.wait { try await command.runAsync() }
+    }
+
+    private func runAsync() async throws {
         if serves { return try await serve() }
         if let childClient, let childServer, let server = URL(string: childServer), let workload = workload.first {
             return try await runChild(client: childClient, workload: workload, server: server)
         }
         try await Orchestra(
             workloads: workload.isEmpty ? Workload.allCases : workload,
+            clients: client.isEmpty ? Client.allCases : client,
             rounds: smoke ? 1 : max(1, rounds),
             warmUp: !smoke,
             size: smoke ? 1 << 20 : size,
+            requests: smoke ? 50 : requests.map { max(1, $0) },
+            concurrency: concurrency.map { max(1, $0) },
             jsonPath: json
         ).run()
     }
@@ -80,6 +118,8 @@ struct CourierBench: AsyncParsableCommand {
             workload: workload,
             server: server,
             size: size ?? workload.defaultSize,
+            requests: max(1, requests ?? workload.defaultRequests),
+            concurrency: max(1, concurrency ?? workload.defaultConcurrency),
             folder: folder
         )
         let measurement = try await run.measure()

@@ -3,9 +3,12 @@ import Foundation
 /// The parent process: starts the server child, runs every client child in turn, and reports.
 struct Orchestra {
     let workloads: [Workload]
+    let clients: [Client]
     let rounds: Int
     let warmUp: Bool
     let size: Int64?
+    let requests: Int?
+    let concurrency: Int?
     let jsonPath: String?
 
     /// The longest one client run may take before it is stopped and reported as failed.
@@ -17,46 +20,58 @@ struct Orchestra {
         defer { server.stop() }
         print("courier-bench: server \(server.url.absoluteString) (a separate process), \(rounds) rounds per client")
         var results: [Measurement] = []
+        var summaries: [Report.Summary] = []
         for workload in workloads {
-            let bodySize = size ?? workload.defaultSize
-            print("\n\(workload.rawValue): \(Self.describe(bytes: bodySize))")
+            let plan = Plan(
+                workload: workload,
+                size: size ?? workload.defaultSize,
+                requests: requests ?? workload.defaultRequests,
+                concurrency: concurrency ?? workload.defaultConcurrency
+            )
+            print("\n\(plan.summary)")
             if warmUp {
-                for client in Client.allCases {
-                    _ = try runChild(executable, client: client, workload: workload, server: server.url, size: bodySize)
+                // Warms the server and the page cache; a fifth of the work is enough for that.
+                let warmUpPlan = plan.scaled(by: 0.2)
+                for client in clients {
+                    _ = try runChild(executable, client: client, plan: warmUpPlan, server: server.url)
                 }
             }
             var measured: [Measurement] = []
             // A B A B: clients alternate within each round, so drift hits them alike.
             for _ in 0..<rounds {
-                for client in Client.allCases {
-                    measured.append(
-                        try runChild(executable, client: client, workload: workload, server: server.url, size: bodySize)
-                    )
+                for client in clients {
+                    measured.append(try runChild(executable, client: client, plan: plan, server: server.url))
                 }
             }
-            print(Report(measurements: measured).table())
+            let report = Report(workload: workload, measurements: measured)
+            print(report.table())
             results += measured
+            summaries += report.summaries()
         }
         if let jsonPath {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(results).write(to: URL(fileURLWithPath: jsonPath))
+            encoder.dateEncodingStrategy = .iso8601
+            let output = Output(
+                date: Date(),
+                arguments: Array(CommandLine.arguments.dropFirst()),
+                processorCount: ProcessInfo.processInfo.activeProcessorCount,
+                summaries: summaries,
+                measurements: results
+            )
+            try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
             print("\nwrote \(jsonPath)")
         }
     }
 
-    private func runChild(
-        _ executable: URL,
-        client: Client,
-        workload: Workload,
-        server: URL,
-        size: Int64
-    ) throws -> Measurement {
+    private func runChild(_ executable: URL, client: Client, plan: Plan, server: URL) throws -> Measurement {
+        let workload = plan.workload
         let process = Process()
         process.executableURL = executable
         process.arguments = [
             "--child-client", client.rawValue, "--child-server", server.absoluteString,
-            "--workload", workload.rawValue, "--size", String(size),
+            "--workload", workload.rawValue, "--size", String(plan.size),
+            "--requests", String(plan.requests), "--concurrency", String(plan.concurrency),
         ]
         let output = Pipe()
         process.standardOutput = output
@@ -76,6 +91,39 @@ struct Orchestra {
             throw BenchError("\(client.rawValue) \(workload.rawValue) failed (exit \(process.terminationStatus))")
         }
         return measurement
+    }
+
+    /// The JSON file: the per-client figures, then every run, for scripts comparing runs.
+    struct Output: Encodable {
+        var date: Date
+        var arguments: [String]
+        var processorCount: Int
+        var summaries: [Report.Summary]
+        var measurements: [Measurement]
+    }
+
+    /// What one workload's runs do.
+    struct Plan {
+        let workload: Workload
+        let size: Int64
+        let requests: Int
+        let concurrency: Int
+
+        var summary: String {
+            workload.isRequestWorkload
+                ? "\(workload.rawValue): \(requests) requests, \(concurrency) in flight"
+                : "\(workload.rawValue): \(Orchestra.describe(bytes: size))"
+        }
+
+        /// The same workload with `fraction` of the requests or bytes (at least one request, 1 MiB).
+        func scaled(by fraction: Double) -> Plan {
+            Plan(
+                workload: workload,
+                size: max(1 << 20, Int64(Double(size) * fraction)),
+                requests: max(concurrency, Int(Double(requests) * fraction)),
+                concurrency: concurrency
+            )
+        }
     }
 
     static func describe(bytes: Int64) -> String {

@@ -1,33 +1,72 @@
 import Foundation
 
-/// The table for one workload: per client the median and range of MB/s, CPU seconds and peak
-/// memory, then Courier's ratio to the raw client on the same transport.
+/// The table for one workload: per client the median and range of its rate (requests/s or MB/s),
+/// CPU seconds and peak memory, then Courier's ratio to the raw client on the same transport.
 struct Report {
+    let workload: Workload
     let measurements: [Measurement]
 
     func table() -> String {
+        let unit = workload.isRequestWorkload ? "requests/s" : "MB/s"
         var lines = [
-            "| client | MB/s median (min–max) | CPU s median | peak RSS MiB max | Courier / raw (MB/s) |",
+            "| client | \(unit) median (min–max) | CPU s median | peak RSS MiB max | Courier / raw (\(unit)) |",
             "|---|---|---|---|---|",
         ]
         for client in Client.allCases {
             let runs = measurements.filter { $0.client == client }
             guard !runs.isEmpty else { continue }
-            let speeds = runs.map(\.megabytesPerSecond).sorted()
+            let rates = runs.map(\.rate).sorted()
             let cpu = Self.median(runs.map(\.cpuSeconds))
             let peak = (runs.map(\.peakResidentBytes).max() ?? 0) >> 20
-            var ratio = ""
-            if let baseline = client.baseline {
-                let raw = Self.median(measurements.filter { $0.client == baseline }.map(\.megabytesPerSecond))
-                if raw > 0 { ratio = String(format: "%.2f×", Self.median(speeds) / raw) }
-            }
+            let ratio = ratio(of: client).map { String(format: "%.2f×", $0) } ?? ""
             lines.append(
                 "| \(client.rawValue) | "
-                    + String(format: "%.0f (%.0f–%.0f)", Self.median(speeds), speeds.first ?? 0, speeds.last ?? 0)
+                    + String(format: "%.0f (%.0f–%.0f)", Self.median(rates), rates.first ?? 0, rates.last ?? 0)
                     + " | " + String(format: "%.2f", cpu) + " | \(peak) | \(ratio) |"
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One client's figures for the workload, as the JSON output gives them.
+    struct Summary: Codable {
+        var workload: Workload
+        var client: Client
+        var unit: String
+        var medianRate: Double
+        var minimumRate: Double
+        var maximumRate: Double
+        var medianCPUSeconds: Double
+        var peakResidentBytes: Int64
+        /// Courier's median rate over the raw transport's, on Courier's rows.
+        var ratioToRaw: Double?
+    }
+
+    func summaries() -> [Summary] {
+        Client.allCases.compactMap { client in
+            let runs = measurements.filter { $0.client == client }
+            guard !runs.isEmpty else { return nil }
+            let rates = runs.map(\.rate).sorted()
+            return Summary(
+                workload: workload,
+                client: client,
+                unit: workload.isRequestWorkload ? "requests/s" : "MB/s",
+                medianRate: Self.median(rates),
+                minimumRate: rates.first ?? 0,
+                maximumRate: rates.last ?? 0,
+                medianCPUSeconds: Self.median(runs.map(\.cpuSeconds)),
+                peakResidentBytes: runs.map(\.peakResidentBytes).max() ?? 0,
+                ratioToRaw: ratio(of: client)
+            )
+        }
+    }
+
+    /// Median rate of Courier over a transport divided by the raw transport's, if both ran.
+    func ratio(of client: Client) -> Double? {
+        guard let baseline = client.baseline else { return nil }
+        let courier = Self.median(measurements.filter { $0.client == client }.map(\.rate))
+        let raw = Self.median(measurements.filter { $0.client == baseline }.map(\.rate))
+        return raw > 0 && courier > 0 ? courier / raw : nil
     }
 
     static func median(_ values: [Double]) -> Double {

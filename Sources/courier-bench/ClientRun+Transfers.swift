@@ -1,0 +1,147 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension ClientRun {
+    // MARK: - Download
+
+    func download(to destination: URL, _ connections: Connections) async throws -> Int64 {
+        switch client {
+        case .rawAsyncHTTPClient:
+            let request = try HTTPClient.Request(url: rangeURL)
+            let delegate = try FileDownloadDelegate(path: destination.path)
+            _ = try await HTTPClient.shared.execute(request: request, delegate: delegate).get()
+        case .rawURLSession:
+            guard let urlSession = connections.urlSession else { throw BenchError("no URLSession") }
+            let (temporary, _) = try await urlSession.download(from: rangeURL)
+            try FileManager.default.moveItem(at: temporary, to: destination)
+        case .courierAsyncHTTPClient, .courierURLSession:
+            guard let session = connections.session else { throw BenchError("no Courier session") }
+            _ = try await session.download(rangeURL, to: { _, _ in (destination, []) }).validate()
+                .serializingDownloadedFileURL().value
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    // MARK: - Upload
+
+    func upload(_ file: URL, _ connections: Connections) async throws -> Int64 {
+        switch client {
+        case .rawAsyncHTTPClient:
+            return try await rawAsyncHTTPClientUpload(file, contentType: "application/octet-stream")
+        case .rawURLSession:
+            return try await rawURLSessionUpload(file, contentType: "application/octet-stream", connections)
+        case .courierAsyncHTTPClient, .courierURLSession:
+            guard let session = connections.session else { throw BenchError("no Courier session") }
+            return try await session.upload(file, to: uploadURL).validate()
+                .serializingDecodable(Receipt.self).value.bytes
+        }
+    }
+
+    func uploadMultipart(_ file: URL, _ connections: Connections) async throws -> Int64 {
+        switch client {
+        case .rawAsyncHTTPClient, .rawURLSession:
+            // No multipart in the raw clients: the body is written by hand, as their users do.
+            let boundary = "bench.boundary.0123456789abcdef"
+            let body = folder.appendingPathComponent("multipart.body")
+            try Self.writeMultipartBody(at: body, file: file, boundary: boundary)
+            let contentType = "multipart/form-data; boundary=\(boundary)"
+            return client == .rawAsyncHTTPClient
+                ? try await rawAsyncHTTPClientUpload(body, contentType: contentType)
+                : try await rawURLSessionUpload(body, contentType: contentType, connections)
+        case .courierAsyncHTTPClient, .courierURLSession:
+            guard let session = connections.session else { throw BenchError("no Courier session") }
+            return try await session.upload(
+                multipartFormData: { $0.append(file, withName: "file") },
+                to: uploadURL
+            ).validate().serializingDecodable(Receipt.self).value.bytes
+        }
+    }
+
+    private func rawAsyncHTTPClientUpload(_ file: URL, contentType: String) async throws -> Int64 {
+        let size = try Self.size(of: file)
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        let (handle, _) = try await fileIO.openFile(
+            _deprecatedPath: file.path,
+            eventLoop: HTTPClient.shared.eventLoopGroup.any()
+        ).get()
+        defer { try? handle.close() }
+        var request = try HTTPClient.Request(url: uploadURL, method: .POST)
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.body = .stream(contentLength: size) { writer in
+            fileIO.readChunked(
+                fileHandle: handle,
+                byteCount: Int(size),
+                chunkSize: 128 * 1024,
+                allocator: ByteBufferAllocator(),
+                eventLoop: HTTPClient.shared.eventLoopGroup.any()
+            ) { writer.write(.byteBuffer($0)) }
+        }
+        let response = try await HTTPClient.shared.execute(request: request).get()
+        let receipt = try JSONDecoder().decode(
+            Receipt.self,
+            from: response.body.map { Data($0.readableBytesView) } ?? Data()
+        )
+        return receipt.bytes
+    }
+
+    private func rawURLSessionUpload(_ file: URL, contentType: String, _ connections: Connections) async throws -> Int64
+    {
+        guard let urlSession = connections.urlSession else { throw BenchError("no URLSession") }
+        var request = URLRequest(url: uploadURL)
+        request.httpMethod = "POST"
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        let (data, _) = try await urlSession.upload(for: request, fromFile: file)
+        return try JSONDecoder().decode(Receipt.self, from: data).bytes
+    }
+
+    /// `file` as the one part of a multipart body, written in 1 MiB pieces.
+    static func writeMultipartBody(at url: URL, file: URL, boundary: String) throws {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let output = try FileHandle(forWritingTo: url)
+        defer { try? output.close() }
+        let head =
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.lastPathComponent)\"\r\n"
+            + "Content-Type: application/octet-stream\r\n\r\n"
+        try output.write(contentsOf: Data(head.utf8))
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        while let piece = try input.read(upToCount: 1 << 20), !piece.isEmpty {
+            try output.write(contentsOf: piece)
+        }
+        try output.write(contentsOf: Data("\r\n--\(boundary)--\r\n".utf8))
+    }
+
+    // MARK: - Stream
+
+    /// Reads a `/range` body piece by piece as it arrives, keeping none; returns the bytes counted.
+    func stream(_ connections: Connections) async throws -> Int64 {
+        var bytes: Int64 = 0
+        switch client {
+        case .rawAsyncHTTPClient:
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: rangeURL.absoluteString),
+                timeout: .seconds(300)
+            )
+            guard response.status == .ok else { throw BenchError("/range answered \(response.status.code)") }
+            for try await buffer in response.body { bytes += Int64(buffer.readableBytes) }
+        case .rawURLSession:
+            // FoundationNetworking has no `bytes(for:)`: a session delegate gets the pieces.
+            bytes = try await ByteCounter.count(rangeURL, configuration: URLSessionTransport.defaultConfiguration())
+        case .courierAsyncHTTPClient, .courierURLSession:
+            guard let session = connections.session else { throw BenchError("no Courier session") }
+            for try await piece in session.streamRequest(rangeURL).validate().streamingData() {
+                bytes += Int64(piece.count)
+            }
+        }
+        return bytes
+    }
+}
