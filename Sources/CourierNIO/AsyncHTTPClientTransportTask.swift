@@ -330,20 +330,19 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.networkProtocolName = Self.protocolName(of: head.version)
             return state.currentURL
         }
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
-            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
-        }
-        if let url,
-            let response = HTTPURLResponse(
+        if let url {
+            // Parts, not an HTTPURLResponse: FoundationNetworking's costs more than the whole
+            // request, and is built only if someone asks for it (see ResponseHead).
+            var fields: [(name: String, value: String)] = []
+            fields.reserveCapacity(head.headers.count)
+            for (name, value) in head.headers { fields.append((name, value)) }
+            let responseHead = ResponseHead(
                 url: url,
                 statusCode: Int(head.status.code),
                 httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
                 headerFields: fields
             )
-        {
-            eventHandler?.transportTask(self, didReceive: response)
+            eventHandler?.transportTask(self, didReceive: responseHead)
         }
         return demand(on: task.eventLoop)
     }

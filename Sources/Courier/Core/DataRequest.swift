@@ -36,23 +36,28 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     // MARK: - Transport events
 
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        transportTask(task, didReceive: ResponseHead(response))
+    }
+
+    public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
         typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
+        let expectedLength = head.expectedContentLength
         let (isCurrent, headValidator) = mutableState.withLock { state -> (Bool, HeadValidator?) in
             guard state.task === task else { return (false, nil) }
-            state.response = response
+            state.responseHead = head
             state.data = nil
             state.bytesReceived = 0
-            state.bytesExpected = response.expectedContentLength
+            state.bytesExpected = expectedLength
             if state.headValidator != nil { state.headCheckTask = task }
             return (true, state.headValidator)
         }
         guard isCurrent else { return }
-        eventMonitor?.request(self, didReceive: response)
+        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
         if let (queue, validate) = headValidator {
             queue.async { [self] in
                 var rejection: CourierError?
                 do {
-                    try validate(response)
+                    if let response = head.httpURLResponse { try validate(response) }
                 } catch {
                     rejection = .responseValidationFailed(.customValidationFailed(error: error))
                 }
@@ -165,13 +170,13 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     ) -> Self {
         appendFinishHandler { [self] in
             serializationQueue.async { [self] in
-                let (request, response, data, metrics, error) = snapshot()
+                let (request, head, data, metrics, error) = snapshot()
                 let (result, duration) = measuredSerialization {
-                    try serializer.serialize(request: request, response: response, data: data, error: error)
+                    try serializer.serialize(request: request, head: head, data: data, error: error)
                 }
                 let dataResponse = DataResponse(
                     request: request,
-                    response: response,
+                    head: head,
                     data: data,
                     metrics: metrics,
                     serializationDuration: duration,
@@ -242,9 +247,14 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
             if let error { throw error }
             return data
         }
+
+        func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> Data? {
+            if let error { throw error }
+            return data
+        }
     }
 
-    private func snapshot() -> (URLRequest?, HTTPURLResponse?, Data?, RequestMetrics?, CourierError?) {
-        mutableState.withLock { ($0.requests.last, $0.response, $0.data, $0.metrics.last, $0.error) }
+    private func snapshot() -> (URLRequest?, ResponseHead?, Data?, RequestMetrics?, CourierError?) {
+        mutableState.withLock { ($0.requests.last, $0.responseHead, $0.data, $0.metrics.last, $0.error) }
     }
 }

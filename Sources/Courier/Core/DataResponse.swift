@@ -9,8 +9,12 @@ import FoundationNetworking
 public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The last URLRequest sent, or `nil` if none could be built.
     public let request: URLRequest?
-    /// The last response head, or `nil` if none arrived.
-    public let response: HTTPURLResponse?
+    /// The last response head, or `nil` if none arrived; built on first use where the transport
+    /// gave only its parts (see ``ResponseHead``).
+    public var response: HTTPURLResponse? { head?.httpURLResponse }
+    /// The last response head's status and headers, or `nil` if none arrived: cheaper than
+    /// ``response`` on Linux.
+    public let head: ResponseHead?
     /// The response body, or `nil` if none arrived.
     public let data: Data?
     /// The metrics of the last attempt.
@@ -29,8 +33,27 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>
     ) {
+        self.init(
+            request: request,
+            head: response.map(ResponseHead.init),
+            data: data,
+            metrics: metrics,
+            serializationDuration: serializationDuration,
+            result: result
+        )
+    }
+
+    /// Creates a response around a head, whose `HTTPURLResponse` is then built only if read.
+    public init(
+        request: URLRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        metrics: RequestMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>
+    ) {
         self.request = request
-        self.response = response
+        self.head = head
         self.data = data
         self.metrics = metrics
         self.serializationDuration = serializationDuration
@@ -50,7 +73,7 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
 extension DataResponse: CustomStringConvertible {
     /// The outcome and status, e.g. `success (200, 312 bytes)`.
     public var description: String {
-        let status = response.map { "\($0.statusCode)" } ?? "no response"
+        let status = head.map { "\($0.statusCode)" } ?? "no response"
         let size = data.map { "\($0.count) bytes" } ?? "no body"
         switch result {
         case .success: return "success (\(status), \(size))"

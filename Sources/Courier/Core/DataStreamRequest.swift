@@ -97,14 +97,14 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
     override var canRetry: Bool { !streamState.withLock { $0.hasDelivered } }
 
     /// A streamed body counts as present unless the head says it is empty: validators run before it arrives.
-    override var receivedNoBody: Bool { response?.expectedContentLength == 0 }
+    override var receivedNoBody: Bool { responseHead?.expectedContentLength == 0 }
 
     // MARK: - Transport events
 
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
         let isCurrent = mutableState.withLock { state -> Bool in
             guard state.task === task else { return false }
-            state.response = response
+            state.responseHead = ResponseHead(response)
             state.bytesReceived = 0
             state.bytesExpected = response.expectedContentLength
             return true
@@ -188,10 +188,10 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
     }
 
     private func deliverCompletion() {
-        let (request, response, metrics, error) = mutableState.withLock {
-            ($0.requests.last, $0.response, $0.metrics.last, $0.error)
+        let (request, head, metrics, error) = mutableState.withLock {
+            ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
         }
-        let completion = Completion(request: request, response: response, metrics: metrics, error: error)
+        let completion = Completion(request: request, response: head?.httpURLResponse, metrics: metrics, error: error)
         let consumers = streamState.withLock { state -> [any Consumer] in
             state.completion = completion
             defer { state.consumers.removeAll() }

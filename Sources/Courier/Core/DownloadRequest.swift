@@ -197,7 +197,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         }
         let stillCurrent = mutableState.withLock { state -> Bool in
             guard state.task === task else { return false }
-            state.response = response
+            state.responseHead = ResponseHead(response)
             state.bytesReceived = kept ?? 0
             state.bytesExpected = kept == nil ? -1 : expected ?? -1
             return true

@@ -95,6 +95,18 @@ public struct HTTPHeaders: Hashable, Sendable {
         return nil
     }
 
+    /// The invalid field of `fields` first by name and why, or `nil` if all are valid: the check
+    /// of ``firstInvalidity`` without building (and sorting) an `HTTPHeaders` first.
+    static func firstInvalidity(in fields: [String: String]) -> (header: HTTPHeader, reason: String)? {
+        var first: (header: HTTPHeader, reason: String)?
+        for (name, value) in fields {
+            let header = HTTPHeader(name: name, value: value)
+            guard let reason = header.invalidityReason else { continue }
+            if first.map({ name < $0.header.name }) ?? true { first = (header, reason) }
+        }
+        return first
+    }
+
     /// Equal when they hold the same headers in the same order, names compared case-insensitively.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.headers.count == rhs.headers.count

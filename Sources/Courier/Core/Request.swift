@@ -70,7 +70,7 @@ public class Request: @unchecked Sendable {
         var deadline: ContinuousClock.Instant?
         /// Fails the request at ``deadline``; cancelled when the request finishes.
         var deadlineTask: Task<Void, Never>?
-        var response: HTTPURLResponse?
+        var responseHead: ResponseHead?
         var data: Data?
         var metrics: [RequestMetrics] = []
         var error: CourierError?
@@ -167,7 +167,13 @@ public class Request: @unchecked Sendable {
     /// The URLRequests handed to the transport, one per attempt actually sent.
     public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests } }
     /// The latest attempt's response head, or `nil` if none arrived.
-    public var response: HTTPURLResponse? { mutableState.withLock { $0.response } }
+    ///
+    /// On Linux over AsyncHTTPClient the `HTTPURLResponse` is built on first use (see
+    /// ``ResponseHead``); ``responseHead`` reads the status and headers without it.
+    public var response: HTTPURLResponse? { responseHead?.httpURLResponse }
+
+    /// The latest attempt's response head, or `nil` if none arrived.
+    public var responseHead: ResponseHead? { mutableState.withLock { $0.responseHead } }
     /// The transport tasks of every attempt, in order.
     public var tasks: [any TransportTask] { mutableState.withLock { $0.tasks } }
     /// The current attempt's transport task; `nil` before the first, between attempts and after the last.
@@ -398,7 +404,7 @@ public class Request: @unchecked Sendable {
             state.headRejection = nil
             state.headCheckTask = nil
             state.parkedCompletion = nil
-            state.response = nil
+            state.responseHead = nil
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = -1
@@ -575,7 +581,7 @@ extension Request: CustomStringConvertible {
     /// The method, URL and, once known, status code, e.g. `GET http://127.0.0.1:8080/get (200)`.
     public var description: String {
         guard let request = lastRequest, let url = request.url else { return "No request created yet." }
-        let status = response.map { " (\($0.statusCode))" } ?? ""
+        let status = responseHead.map { " (\($0.statusCode))" } ?? ""
         return "\(request.httpMethod ?? "GET") \(url.absoluteString)\(status)"
     }
 }

@@ -397,12 +397,14 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Forgets a finished request; when it succeeded, the requests waiting to retry on its origin
     /// may go at once.
     private func requestDidFinish(_ request: Request) {
-        registry.withLock { state in
+        let othersWait = registry.withLock { state -> Bool in
             state.requests.removeValue(forKey: request.id)
             state.waitingRetries.removeValue(forKey: request.id)
+            return !state.waitingRetries.isEmpty
         }
-        guard configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
-            let status = request.response?.statusCode, status < 400,
+        // The head, not `response`: building an HTTPURLResponse costs more than a request.
+        guard othersWait, configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
+            let status = request.responseHead?.statusCode, status < 400,
             let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
         else { return }
         startWaitingRetries(for: .origin(origin))
@@ -441,7 +443,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     private func perform(_ urlRequest: URLRequest, for request: Request) {
         guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
         let urlRequest = request.finalizingURLRequest(urlRequest)
-        if let (header, reason) = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).firstInvalidity {
+        if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return
         }

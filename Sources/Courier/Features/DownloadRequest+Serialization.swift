@@ -137,9 +137,10 @@ extension DownloadRequest {
             // Behind the file's own settling, which the request queued there when it finished.
             file.queue.async { [self] in
                 serializationQueue.async { [self] in
-                    let (request, response, metrics, error) = mutableState.withLock {
-                        ($0.requests.last, $0.response, $0.metrics.last, $0.error)
+                    let (request, head, metrics, error) = mutableState.withLock {
+                        ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
                     }
+                    let response = head?.httpURLResponse
                     let (fileURL, resumeData) = (self.fileURL, self.resumeData)
                     let (result, duration) = measuredSerialization { try serialize(request, response, fileURL, error) }
                     let downloadResponse = DownloadResponse(

@@ -27,6 +27,17 @@ public protocol ResponseSerializer<SerializedObject>: Sendable {
         error: CourierError?
     ) throws
         -> SerializedObject
+
+    /// The same, given the response as a ``ResponseHead``: what Courier calls. Implement it too
+    /// when the status and headers are all you read, so no `HTTPURLResponse` is built for you
+    /// (see ``ResponseHead``). By default it builds one and calls the form above.
+    func serialize(
+        request: URLRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> SerializedObject
 }
 
 extension ResponseSerializer {
@@ -38,6 +49,17 @@ extension ResponseSerializer {
     public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
     public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
 
+    public func serialize(
+        request: URLRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> SerializedObject
+    {
+        try serialize(request: request, response: head?.httpURLResponse, data: data, error: error)
+    }
+
     /// The body, or `Data()` for an empty body this serializer's policy allows; rethrows the
     /// request's `error`.
     ///
@@ -48,9 +70,19 @@ extension ResponseSerializer {
         data: Data?,
         error: CourierError?
     ) throws -> Data {
+        try bodyData(request: request, statusCode: response?.statusCode, data: data, error: error)
+    }
+
+    /// Whether an empty body is a valid answer for this request and response.
+    public func emptyResponseAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        emptyResponseAllowed(request: request, statusCode: response?.statusCode)
+    }
+
+    /// ``bodyData(request:response:data:error:)`` given only the status code.
+    func bodyData(request: URLRequest?, statusCode: Int?, data: Data?, error: CourierError?) throws -> Data {
         if let error { throw error }
         guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(request: request, response: response) else {
+            guard emptyResponseAllowed(request: request, statusCode: statusCode) else {
                 throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
             }
             return Data()
@@ -58,10 +90,9 @@ extension ResponseSerializer {
         return data
     }
 
-    /// Whether an empty body is a valid answer for this request and response.
-    public func emptyResponseAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+    func emptyResponseAllowed(request: URLRequest?, statusCode: Int?) -> Bool {
         let methodAllows = request.flatMap(\.httpMethod).map { emptyRequestMethods.contains(HTTPMethod(rawValue: $0)) }
-        let codeAllows = response.map { emptyResponseCodes.contains($0.statusCode) }
+        let codeAllows = statusCode.map { emptyResponseCodes.contains($0) }
         return (methodAllows ?? false) || (codeAllows ?? false)
     }
 }
@@ -87,6 +118,10 @@ public struct DataResponseSerializer: ResponseSerializer {
         error: CourierError?
     ) throws -> Data {
         try bodyData(request: request, response: response, data: data, error: error)
+    }
+
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> Data {
+        try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
     }
 }
 
@@ -119,8 +154,19 @@ public struct StringResponseSerializer: ResponseSerializer {
     ) throws
         -> String
     {
-        let data = try bodyData(request: request, response: response, data: data, error: error)
-        let named = encoding ?? response?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        let data = try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
+        let named = encoding ?? head?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
         if let named {
             guard let text = String(data: data, encoding: named) else {
                 throw CourierError.responseSerializationFailed(.stringSerializationFailed(encoding: named))
@@ -176,7 +222,11 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
         data: Data?,
         error: CourierError?
     ) throws -> T {
-        let data = try bodyData(request: request, response: response, data: data, error: error)
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> T {
+        let data = try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
         if data.isEmpty {
             guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
                 throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)

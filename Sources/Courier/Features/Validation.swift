@@ -47,9 +47,9 @@ extension Request {
     public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
     where Codes.Element == Int {
         appendValidator { request in
-            guard let response = request.response else { return nil }
-            guard acceptableStatusCodes.contains(response.statusCode) else {
-                return .responseValidationFailed(.unacceptableStatusCode(code: response.statusCode))
+            guard let head = request.responseHead else { return nil }
+            guard acceptableStatusCodes.contains(head.statusCode) else {
+                return .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode))
             }
             return nil
         }
@@ -63,10 +63,10 @@ extension Request {
         contentType acceptableContentTypes: @escaping @autoclosure @Sendable () -> Types
     ) -> Self where Types.Element == String {
         appendValidator { request in
-            guard let response = request.response else { return nil }
+            guard let head = request.responseHead else { return nil }
             return ContentTypeValidation.failure(
                 acceptable: Array(acceptableContentTypes()),
-                responseContentType: response.mimeType,
+                responseContentType: head.mimeType,
                 bodyIsEmpty: request.receivedNoBody
             )
         }
@@ -79,10 +79,10 @@ extension Request {
         // Reads the request it is given rather than `self`: a validator stored in the request
         // that captured it would keep it alive.
         validate(statusCode: 200..<300).appendValidator { request in
-            guard let response = request.response else { return nil }
+            guard let head = request.responseHead else { return nil }
             return ContentTypeValidation.failure(
                 acceptable: Self.acceptedContentTypes(of: request.lastRequest),
-                responseContentType: response.mimeType,
+                responseContentType: head.mimeType,
                 bodyIsEmpty: request.receivedNoBody
             )
         }
@@ -92,7 +92,7 @@ extension Request {
     private static func acceptedContentTypes(of request: URLRequest?) -> [String] {
         guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
         let types = accept.split(separator: ",").compactMap {
-            $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            $0.split(separator: ";").first.map { String($0.trimmingHTTPWhitespace) }
         }
         return types.isEmpty ? ["*/*"] : types
     }
@@ -107,7 +107,7 @@ extension Request {
 enum ContentTypeValidation {
     /// The failure for `responseContentType` against `acceptable`, or `nil` if it passes.
     static func failure(acceptable: [String], responseContentType: String?, bodyIsEmpty: Bool) -> CourierError? {
-        if bodyIsEmpty || acceptable.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*/*" }) {
+        if bodyIsEmpty || acceptable.contains(where: { $0.trimmingHTTPWhitespace == "*/*" }) {
             return nil
         }
         guard let responseContentType, let responseType = MediaType(responseContentType) else {
@@ -128,7 +128,8 @@ enum ContentTypeValidation {
 
         init?(_ text: String) {
             let essence =
-                text.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                text.split(separator: ";", maxSplits: 1).first.map { $0.utf8.trimmingHTTPWhitespace.asciiLowercased }
+                ?? ""
             let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
             type = parts[0]

@@ -50,10 +50,21 @@ public protocol TransportTask: AnyObject, Sendable {
 public protocol TransportEventHandler: AnyObject, Sendable {
     /// The response head arrived (after any redirects the transport followed).
     func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse)
+    /// The response head arrived, as its parts: a transport without a ready `HTTPURLResponse`
+    /// calls this one, so that none is built unless needed (see ``ResponseHead``). By default it
+    /// builds one and calls the `HTTPURLResponse` form.
+    func transportTask(_ task: any TransportTask, didReceive head: ResponseHead)
     /// A piece of the response body arrived.
     func transportTask(_ task: any TransportTask, didReceive data: Data)
     /// Part of the request body was sent.
     func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
     /// The attempt ended, with `error` (a `URLError`) if it failed. Called exactly once.
     func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics)
+}
+
+extension TransportEventHandler {
+    public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        guard let response = head.httpURLResponse else { return }
+        transportTask(task, didReceive: response)
+    }
 }
