@@ -42,7 +42,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         /// When bytes last moved (or the caller resumed): the idle timeout counts from here.
         var lastActivity = NIODeadline.now()
         /// The pending check of the idle timeout.
-        var idleCheck: Scheduled<Void>?
+        var idleCheck: NIOScheduledCallback?
         /// The `lastActivity` a check found past the deadline; the attempt times out if a second
         /// check, a loop turn later, finds it unchanged.
         var idleTimeoutGraceAt: NIODeadline?
@@ -240,9 +240,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         case .none:
             break
         case .checkAgain(let deadline):
-            let check = eventLoop.scheduleTask(deadline: deadline) { [weak self] () -> Void in
-                self?.checkIdleTimeout(on: eventLoop)
-            }
+            // A scheduled callback rather than a task: no promise and future per request.
+            let check = try? eventLoop.scheduleCallback(at: deadline, handler: IdleCheck(task: self))
             state.withLockedValue { $0.idleCheck = check }
         case .timeOut(let task):
             let seconds = Double(idleTimeout.nanoseconds) / 1e9
@@ -253,6 +252,15 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                 )
             )
             task?.cancel()
+        }
+    }
+
+    /// Runs the next idle check; weak, so a pending check does not keep a finished attempt alive.
+    private struct IdleCheck: NIOScheduledCallbackHandler, Sendable {
+        weak let task: AsyncHTTPClientTransportTask?
+
+        func handleScheduledCallback(eventLoop: some EventLoop) {
+            task?.checkIdleTimeout(on: eventLoop)
         }
     }
 

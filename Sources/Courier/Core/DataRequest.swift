@@ -183,7 +183,12 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
                     result: result
                 )
                 eventMonitor?.request(self, didParseResponse: dataResponse)
-                queue.async { completionHandler(dataResponse) }
+                // Already on `queue` when it is the serialization queue (the async API's case).
+                if queue === serializationQueue {
+                    completionHandler(dataResponse)
+                } else {
+                    queue.async { completionHandler(dataResponse) }
+                }
             }
         }
         return self

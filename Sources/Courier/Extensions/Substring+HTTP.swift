@@ -15,10 +15,9 @@ extension Substring.UTF8View {
 
     /// The bytes as a string, ASCII letters lowercased.
     var asciiLowercased: String {
-        String(
-            decoding: lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 },
-            as: UTF8.self
-        )
+        let uppercase = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        guard contains(where: { uppercase.contains($0) }) else { return String(Substring(self)) }
+        return String(decoding: map { uppercase.contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
 

@@ -5,18 +5,18 @@ import Foundation
 /// Cancelling the Swift task that awaits any of them cancels the request, and its transfer.
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
-    private let task: Task<DataResponse<Value, CourierError>, Never>
+    private let future: ResponseFuture<DataResponse<Value, CourierError>>
 
-    init(request: DataRequest, task: Task<DataResponse<Value, CourierError>, Never>) {
+    init(request: DataRequest, future: ResponseFuture<DataResponse<Value, CourierError>>) {
         self.request = request
-        self.task = task
+        self.future = future
     }
 
     /// The whole response: request, response head, body, metrics and result.
     public var response: DataResponse<Value, CourierError> {
         get async {
             await withTaskCancellationHandler {
-                await task.value
+                await future.value
             } onCancel: { [request] in
                 request.cancel()
             }
@@ -72,15 +72,10 @@ extension DataRequest {
     public func serializingResponse<Serializer: ResponseSerializer>(
         using serializer: Serializer
     ) -> DataTask<Serializer.SerializedObject> {
-        let task = Task<DataResponse<Serializer.SerializedObject, CourierError>, Never> {
-            await withCheckedContinuation { continuation in
-                // The serialization queue is already off the transport's threads; hopping to another
-                // queue would only add latency.
-                response(queue: serializationQueue, responseSerializer: serializer) {
-                    continuation.resume(returning: $0)
-                }
-            }
-        }
-        return DataTask(request: self, task: task)
+        let future = ResponseFuture<DataResponse<Serializer.SerializedObject, CourierError>>()
+        // The serialization queue is already off the transport's threads; hopping to another
+        // queue would only add latency.
+        response(queue: serializationQueue, responseSerializer: serializer) { future.fulfil(with: $0) }
+        return DataTask(request: self, future: future)
     }
 }

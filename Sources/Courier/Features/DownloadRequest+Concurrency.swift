@@ -6,18 +6,18 @@ import Foundation
 /// call ``DownloadRequest/cancel(producingResumeData:)`` to keep the partial file).
 public struct DownloadTask<Value: Sendable>: Sendable {
     private let request: DownloadRequest
-    private let task: Task<DownloadResponse<Value, CourierError>, Never>
+    private let future: ResponseFuture<DownloadResponse<Value, CourierError>>
 
-    init(request: DownloadRequest, task: Task<DownloadResponse<Value, CourierError>, Never>) {
+    init(request: DownloadRequest, future: ResponseFuture<DownloadResponse<Value, CourierError>>) {
         self.request = request
-        self.task = task
+        self.future = future
     }
 
     /// The whole response: request, response head, file, resume data, metrics and result.
     public var response: DownloadResponse<Value, CourierError> {
         get async {
             await withTaskCancellationHandler {
-                await task.value
+                await future.value
             } onCancel: { [request] in
                 request.cancel()
             }
@@ -45,12 +45,9 @@ public struct DownloadTask<Value: Sendable>: Sendable {
 extension DownloadRequest {
     /// The downloaded file's URL, awaited: `try await download.serializingDownloadedFileURL().value`.
     public func serializingDownloadedFileURL() -> DownloadTask<URL> {
-        let task = Task<DownloadResponse<URL, CourierError>, Never> {
-            await withCheckedContinuation { continuation in
-                responseURL(queue: serializationQueue) { continuation.resume(returning: $0) }
-            }
-        }
-        return DownloadTask(request: self, task: task)
+        let future = ResponseFuture<DownloadResponse<URL, CourierError>>()
+        responseURL(queue: serializationQueue) { future.fulfil(with: $0) }
+        return DownloadTask(request: self, future: future)
     }
 
     /// The file's contents as `Data`, awaited.
@@ -75,13 +72,8 @@ extension DownloadRequest {
     public func serializingDownload<Serializer: ResponseSerializer>(
         using serializer: Serializer
     ) -> DownloadTask<Serializer.SerializedObject> {
-        let task = Task<DownloadResponse<Serializer.SerializedObject, CourierError>, Never> {
-            await withCheckedContinuation { continuation in
-                response(queue: serializationQueue, responseSerializer: serializer) {
-                    continuation.resume(returning: $0)
-                }
-            }
-        }
-        return DownloadTask(request: self, task: task)
+        let future = ResponseFuture<DownloadResponse<Serializer.SerializedObject, CourierError>>()
+        response(queue: serializationQueue, responseSerializer: serializer) { future.fulfil(with: $0) }
+        return DownloadTask(request: self, future: future)
     }
 }
