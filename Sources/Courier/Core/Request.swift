@@ -78,6 +78,8 @@ public class Request: @unchecked Sendable {
         var validators: [@Sendable (Request) -> CourierError?] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
+        /// Whether every validator is one of Courier's own, which call no user code.
+        var validatorsAreCourierOwn = true
         /// Why the head validator rejected the current attempt, which was then cancelled.
         var headRejection: CourierError?
         /// The task whose head is being checked; its completion waits for the verdict.

@@ -5,18 +5,21 @@ import Foundation
 /// Cancelling the Swift task that awaits any of them cancels the request, and its transfer.
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
-    private let future: ResponseFuture<DataResponse<Value, CourierError>>
+    private let outcome: SerializedOutcome<Value>
 
-    init(request: DataRequest, future: ResponseFuture<DataResponse<Value, CourierError>>) {
+    init(request: DataRequest, outcome: SerializedOutcome<Value>) {
         self.request = request
-        self.future = future
+        self.outcome = outcome
     }
 
     /// The whole response: request, response head, body, metrics and result.
+    ///
+    /// The serializer runs in the first task that awaits it, straight from the transport's
+    /// completion: no queue hop between the network and your code.
     public var response: DataResponse<Value, CourierError> {
         get async {
             await withTaskCancellationHandler {
-                await future.value
+                await outcome.response
             } onCancel: { [request] in
                 request.cancel()
             }
@@ -72,10 +75,28 @@ extension DataRequest {
     public func serializingResponse<Serializer: ResponseSerializer>(
         using serializer: Serializer
     ) -> DataTask<Serializer.SerializedObject> {
-        let future = ResponseFuture<DataResponse<Serializer.SerializedObject, CourierError>>()
-        // The serialization queue is already off the transport's threads; hopping to another
-        // queue would only add latency.
-        response(queue: serializationQueue, responseSerializer: serializer) { future.fulfil(with: $0) }
-        return DataTask(request: self, future: future)
+        let outcome = SerializedOutcome<Serializer.SerializedObject> { [self] outcome in
+            let (result, duration) = measuredSerialization {
+                try serializer.serialize(
+                    request: outcome.request,
+                    head: outcome.head,
+                    data: outcome.data,
+                    error: outcome.error
+                )
+            }
+            let response = DataResponse(
+                request: outcome.request,
+                head: outcome.head,
+                data: outcome.data,
+                metrics: outcome.metrics,
+                serializationDuration: duration,
+                result: result
+            )
+            eventMonitor?.request(self, didParseResponse: response)
+            return response
+        }
+        // Hands over the raw outcome wherever the request finishes; the awaiting task serializes.
+        appendFinishHandler { [self] in outcome.fulfil(with: self.outcome()) }
+        return DataTask(request: self, outcome: outcome)
     }
 }
