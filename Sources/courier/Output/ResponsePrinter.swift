@@ -1,0 +1,71 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Writes a response on stdout as `--print` selects: the head, then the body, raw and as it
+/// arrives when stdout is redirected (byte for byte), or whole and formatted on a terminal.
+struct ResponsePrinter {
+    /// A terminal body larger than this is not kept: it is counted and reported as too large to show.
+    static let largestShownBody = 16 << 20
+
+    let selection: PrintSelection
+    let terminal: Terminal
+    private var printedHead = false
+    private var contentType: String?
+    private var kept: [UInt8] = []
+    private var bodyBytes = 0
+    private var isBinary = false
+    private var startedRawBody = false
+
+    init(selection: PrintSelection, terminal: Terminal) {
+        self.selection = selection
+        self.terminal = terminal
+    }
+
+    /// Prints the head when selected and remembers the content type for the body.
+    mutating func head(_ response: HTTPURLResponse, protocolName: String?) {
+        contentType = response.value(forHTTPHeaderField: "Content-Type")
+        guard selection.contains(.responseHeaders) else { return }
+        terminal.output(
+            HeadFormatter(style: terminal.outputStyle).responseHead(
+                statusCode: response.statusCode,
+                protocolName: protocolName,
+                headers: HeadFormatter.headers(of: response)
+            )
+        )
+        printedHead = true
+    }
+
+    /// Takes the next piece of the body.
+    mutating func body(_ piece: Data) {
+        guard selection.contains(.responseBody), !piece.isEmpty else { return }
+        bodyBytes += piece.count
+        guard terminal.stdoutIsTerminal else {
+            if printedHead, !startedRawBody { terminal.output("\n") }
+            startedRawBody = true
+            terminal.output(bytes: piece)
+            return
+        }
+        guard !isBinary else { return }
+        if piece.contains(0) || bodyBytes > Self.largestShownBody {
+            isBinary = true
+            kept = []
+            return
+        }
+        kept.append(contentsOf: piece)
+    }
+
+    /// Ends the output: on a terminal, the body formatted (or a note for binary data).
+    mutating func finish() {
+        guard selection.contains(.responseBody), terminal.stdoutIsTerminal, bodyBytes > 0 else { return }
+        let style = terminal.outputStyle
+        let display =
+            isBinary
+            ? BodyDisplay.binary(byteCount: bodyBytes)
+            : BodyDisplay.classify(kept, contentType: contentType, style: style)
+        if printedHead { terminal.output("\n") }
+        terminal.output(display.rendered(style: style))
+    }
+}
