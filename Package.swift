@@ -53,6 +53,8 @@ let package = Package(
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `--transport nio` configures redirects through AsyncHTTPClient's configuration.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
