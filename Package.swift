@@ -81,6 +81,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CourierCLITests",
+            dependencies: [
+                // Unit tests import the executable's module; integration tests run its binary,
+                // which this dependency makes `swift test` build first.
+                "courier",
+                "Courier",
+                "CourierTestServer",
+            ]
+        ),
+        .testTarget(
             name: "CourierTestServerTests",
             dependencies: [
                 "CourierTestServer",
