@@ -173,6 +173,7 @@ struct Exchange {
         return code
     }
 
+    /// `--timings`: the table of every attempt's metrics, on stderr.
     func printTimings(_ request: Request) {
         guard options.showsTimings else { return }
         terminal.error(TimingsTable.render(request.allMetrics))

@@ -3,9 +3,13 @@
 struct PrintSelection: OptionSet, Sendable, CustomStringConvertible {
     let rawValue: Int
 
+    /// `H`: the request's head.
     static let requestHeaders = PrintSelection(rawValue: 1 << 0)
+    /// `B`: the request's body.
     static let requestBody = PrintSelection(rawValue: 1 << 1)
+    /// `h`: the response's head.
     static let responseHeaders = PrintSelection(rawValue: 1 << 2)
+    /// `b`: the response's body.
     static let responseBody = PrintSelection(rawValue: 1 << 3)
 
     /// The options that choose what to print, as given on the command line.

@@ -10,7 +10,9 @@ struct ResponsePrinter {
     /// A terminal body larger than this is not kept: it is counted and reported as too large to show.
     static let largestShownBody = 16 << 20
 
+    /// What to print.
     let selection: PrintSelection
+    /// Where to print it.
     let terminal: Terminal
     private var printedHead = false
     private var contentType: String?
