@@ -59,11 +59,10 @@ import Testing
         let output = folder.appendingPathComponent("slow.txt")
         let length = 200_000
         try await TestServer.withRunningServer { server in
-            // 100 chunks over 4 s: the process is killed after the first ones arrive.
-            let url = server.url("/range/\(length)?duration=4&chunk_size=2000").absoluteString
+            // 100 chunks over 5 s (the resumed request is paced the same): killed after the first.
+            let url = server.url("/range/\(length)?duration=5&chunk_size=2000").absoluteString
             let first = try RunningCourier(["--transport", transport.rawValue, "-d", "-o", output.path, url])
-            let started = await waitUntil(timeout: 10) { fileSize(output) >= 2000 }
-            first.kill()
+            let started = await first.kill(timeout: 10) { fileSize(output) >= 2000 }
             let killed = await first.wait(timeout: 10)
             #expect(started)
             #expect(killed?.status == 128 + SIGKILL)

@@ -31,8 +31,17 @@ struct CourierRun: Sendable {
         timeout: Double = 20,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CourierRun {
-        let running = try RunningCourier(arguments, environment: environment, workingDirectory: workingDirectory)
-        guard let run = await running.wait(timeout: timeout) else {
+        await ProcessSlots.shared.acquire()
+        let running: RunningCourier
+        do {
+            running = try RunningCourier(arguments, environment: environment, workingDirectory: workingDirectory)
+        } catch {
+            await ProcessSlots.shared.release()
+            throw error
+        }
+        let finished = await running.wait(timeout: timeout)
+        await ProcessSlots.shared.release()
+        guard let run = finished else {
             running.kill()
             _ = await running.wait(timeout: 5)
             Issue.record(
@@ -77,14 +86,16 @@ final class RunningCourier: Sendable {
         for (pipe, isStdout) in [(stdoutPipe, true), (stderrPipe, false)] {
             readers.enter()
             let handle = pipe.fileHandleForReading
-            DispatchQueue.global().async { [self] in
+            // A thread of its own, not a dispatch worker: blocking reads on the few workers Linux's
+            // dispatch runs would stall every queue in the process (the library's tests included).
+            Thread { [self] in
                 while true {
                     let data = handle.availableData
                     if data.isEmpty { break }
                     state.withLock { if isStdout { $0.stdout.append(data) } else { $0.stderr.append(data) } }
                 }
                 readers.leave()
-            }
+            }.start()
         }
         process.terminationHandler = { [self] process in
             // The pipes may still hold output: wait for both readers to reach end of file.
@@ -115,7 +126,26 @@ final class RunningCourier: Sendable {
 
     /// Sends SIGKILL.
     func kill() {
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
+    }
+
+    /// Sends SIGKILL as soon as `condition` holds (checked every 5 ms on a thread of its own, so a
+    /// busy machine's task pool cannot delay the kill); `false` if it never held within `timeout` s.
+    func kill(timeout: Double, when condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { [self] in
+                let deadline = Date(timeIntervalSinceNow: timeout)
+                while !condition() {
+                    guard Date() < deadline else {
+                        continuation.resume(returning: false)
+                        return
+                    }
+                    usleep(5_000)
+                }
+                kill()
+                continuation.resume(returning: true)
+            }.start()
+        }
     }
 
     /// The finished run, or `nil` if it has not exited within `timeout` seconds.
@@ -136,4 +166,9 @@ final class RunningCourier: Sendable {
             }
         }
     }
+}
+
+/// Sends `signal` to `processID` (a free function: inside `RunningCourier`, `kill` names its method).
+private func sendSignal(_ signal: Int32, to processID: Int32) {
+    _ = kill(processID, signal)
 }

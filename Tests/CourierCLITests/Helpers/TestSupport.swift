@@ -12,17 +12,6 @@ func jsonObject(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation)
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
 }
 
-/// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds; `false` if
-/// it never did. For events with no notification (a file growing on disk).
-func waitUntil(timeout: Double, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// `/range/:n`'s body: `a` to `z`, repeating.
 func rangePattern(_ count: Int) -> Data {
     Data((0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) })

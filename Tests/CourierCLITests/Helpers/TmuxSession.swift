@@ -28,9 +28,8 @@ final class TmuxSession: Sendable {
         let session = TmuxSession()
         let arguments = ["new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", command]
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try session.spawnServer(arguments) })
-            }
+            // Blocking work goes on a thread of its own, never on a dispatch worker (see `CourierRun`).
+            Thread { continuation.resume(with: Result { try session.spawnServer(arguments) }) }.start()
         }
         return session
     }
@@ -45,13 +44,12 @@ final class TmuxSession: Sendable {
         try await tmux(["capture-pane", "-p", "-e", "-J", "-S", "-"], capturesOutput: true)
     }
 
-    /// Runs tmux on this session's socket, off the cooperative thread pool (it blocks), and returns
+    /// Runs tmux on this session's socket, on a thread of its own (it blocks), and returns
     /// its stdout.
     private func tmux(_ arguments: [String], capturesOutput: Bool) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.runTmux(arguments, capturesOutput: capturesOutput) })
-            }
+            Thread { continuation.resume(with: Result { try self.runTmux(arguments, capturesOutput: capturesOutput) }) }
+                .start()
         }
     }
 

@@ -14,7 +14,8 @@ import Testing
             var configuration = AsyncHTTPClientTransport.defaultConfiguration()
             configuration.redirectConfiguration = .follow(max: maximumRedirects, allowCycles: false)
             let session = Session(transport: AsyncHTTPClientTransport(configuration: configuration))
-            let result = await value(within: 10) {
+            // A hang detector: generous, since a loaded machine can be slow, and a hang never ends.
+            let result = await value(within: 30) {
                 await session.request(server.url("/redirect/3")).serializingData().result
             }
             let outcome = try #require(result, "the request never ended")
