@@ -35,7 +35,6 @@ struct CourierCommand: AsyncParsableCommand {
             3/4/5 for a 3xx/4xx/5xx response.
             """,
         version: CourierVersion.current,
-        subcommands: [DemoCommand.self, ServeCommand.self],
         helpNames: [.long]
     )
 
@@ -191,38 +190,35 @@ struct CourierCommand: AsyncParsableCommand {
     /// with the usage on stderr.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        // A root command with positional arguments never reaches its subcommands: pick them here.
-        let code: Int32
-        switch arguments.first {
-        case DemoCommand._commandName: code = await execute(DemoCommand.self, Array(arguments.dropFirst()))
-        case ServeCommand._commandName: code = await execute(ServeCommand.self, Array(arguments.dropFirst()))
-        default: code = await execute(Self.self, arguments)
+        let isSubcommand = SubcommandRoot.isSubcommand(arguments.first)
+        do {
+            if isSubcommand {
+                switch try SubcommandRoot.parseAsRoot(arguments) {
+                case let demo as DemoCommand: try await demo.run()
+                case let serve as ServeCommand: try await serve.run()
+                case var other: try other.run()
+                }
+            } else {
+                try await parse(arguments).run()
+            }
+            terminate(ExitStatus.success)
+        } catch {
+            terminate(
+                isSubcommand ? exitCode(for: error, root: SubcommandRoot.self) : exitCode(for: error, root: Self.self)
+            )
         }
-        terminate(code)
     }
 
-    /// Parses `arguments` as `command` and runs it, returning the exit code.
-    private static func execute<Command: AsyncParsableCommand>(
-        _ command: Command.Type,
-        _ arguments: [String]
-    ) async
-        -> Int32
-    {
-        do {
-            var parsed = try command.parse(arguments)
-            try await parsed.run()
+    /// Prints what `error` calls for, as `root`'s parser words it, and returns the exit code.
+    private static func exitCode<Root: ParsableCommand>(for error: any Error, root: Root.Type) -> Int32 {
+        if let exitCode = error as? ExitCode { return exitCode.rawValue }
+        let code = root.exitCode(for: error)
+        if code == .success {
+            Terminal.current().output(root.fullMessage(for: error) + "\n")  // --help, --version
             return ExitStatus.success
-        } catch let exitCode as ExitCode {
-            return exitCode.rawValue
-        } catch {
-            let code = command.exitCode(for: error)
-            if code == .success {
-                Terminal.current().output(command.fullMessage(for: error) + "\n")  // --help, --version
-                return ExitStatus.success
-            }
-            Terminal.current().error(command.fullMessage(for: error) + "\n")
-            return code == .validationFailure ? ExitStatus.usage : code.rawValue
         }
+        Terminal.current().error(root.fullMessage(for: error) + "\n")
+        return code == .validationFailure ? ExitStatus.usage : code.rawValue
     }
 }
 
