@@ -129,11 +129,30 @@ final class RunningCourier: Sendable {
         sendSignal(SIGKILL, to: process.processIdentifier)
     }
 
-    /// Sends SIGKILL as soon as `condition` holds (checked every 5 ms on a thread of its own, so a
-    /// busy machine's task pool cannot delay the kill); `false` if it never held within `timeout` s.
+    /// What stdout holds so far.
+    var outputSoFar: String { String(decoding: state.withLock { $0.stdout }, as: UTF8.self) }
+
+    /// Sends SIGTERM, as Ctrl-C's neighbour does.
+    func terminate() {
+        sendSignal(SIGTERM, to: process.processIdentifier)
+    }
+
+    /// Sends SIGKILL as soon as `condition` holds; `false` if it never held within `timeout` s.
     func kill(timeout: Double, when condition: @escaping @Sendable () -> Bool) async -> Bool {
+        let held = await Self.poll(timeout: timeout) {
+            guard condition() else { return false }
+            self.kill()
+            return true
+        }
+        return held
+    }
+
+    /// Whether `condition` came to hold within `timeout` seconds, checked every 5 ms on a thread of
+    /// its own (so a busy machine's task pool cannot delay what follows), for events that send no
+    /// notification: a file growing, a line appearing.
+    static func poll(timeout: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
-            Thread { [self] in
+            Thread {
                 let deadline = Date(timeIntervalSinceNow: timeout)
                 while !condition() {
                     guard Date() < deadline else {
@@ -142,7 +161,6 @@ final class RunningCourier: Sendable {
                     }
                     usleep(5_000)
                 }
-                kill()
                 continuation.resume(returning: true)
             }.start()
         }
