@@ -19,6 +19,7 @@ struct ResponsePrinter {
     private var kept: [UInt8] = []
     private var bodyBytes = 0
     private var isBinary = false
+    private var isTooLarge = false
     private var startedRawBody = false
 
     init(selection: PrintSelection, terminal: Terminal) {
@@ -50,9 +51,10 @@ struct ResponsePrinter {
             terminal.output(bytes: piece)
             return
         }
-        guard !isBinary else { return }
+        guard !isBinary, !isTooLarge else { return }
         if piece.contains(0) || bodyBytes > Self.largestShownBody {
-            isBinary = true
+            isBinary = piece.contains(0)
+            isTooLarge = !isBinary
             kept = []
             return
         }
@@ -63,11 +65,16 @@ struct ResponsePrinter {
     mutating func finish() {
         guard selection.contains(.responseBody), terminal.stdoutIsTerminal, bodyBytes > 0 else { return }
         let style = terminal.outputStyle
+        if printedHead { terminal.output("\n") }
+        if isTooLarge {
+            let note = "\(bodyBytes) bytes, too large to show here: redirect the output to a file, or use --download"
+            terminal.output(style.paint(note, .faint) + "\n")
+            return
+        }
         let display =
             isBinary
             ? BodyDisplay.binary(byteCount: bodyBytes)
             : BodyDisplay.classify(kept, contentType: contentType, style: style)
-        if printedHead { terminal.output("\n") }
         terminal.output(display.rendered(style: style))
     }
 }
