@@ -64,6 +64,15 @@ import Testing
         }
     }
 
+    @Test func jsonFlagSendsJSON() async throws {
+        try await TestServer.withRunningServer { server in
+            let run = try await CourierRun.run(["-j", "PATCH", server.url("/patch").absoluteString, "a=1", "b:=null"])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            let echo = try jsonObject(run.stdout)
+            #expect(echo["data"] as? String == #"{"a": "1", "b": null}"#)
+        }
+    }
+
     @Test func checkStatusExitCodes() async throws {
         try await TestServer.withRunningServer { server in
             for (path, code) in [("/status/200", Int32(0)), ("/status/302", 3), ("/status/404", 4), ("/status/503", 5)]
@@ -153,6 +162,7 @@ import Testing
 
     @Test(arguments: [
         ["--frobnicate", ":1/get"], [], [":1/get", "bad item"], ["--retry", "-1", ":1/"], ["-c", ":1/"],
+        ["-f", "-j", ":1/", "a=1"], ["-o", "file", ":1/"], ["--timeout", "0", ":1/"],
     ])
     func badArgumentsExitTwoWithUsage(arguments: [String]) async throws {
         let run = try await CourierRun.run(arguments)

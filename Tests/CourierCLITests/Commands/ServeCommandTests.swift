@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `courier serve` stays as it was, behind the client's own argument parsing.
 @Suite struct ServeCommandTests {
     @Test func servesUntilTerminated() async throws {
