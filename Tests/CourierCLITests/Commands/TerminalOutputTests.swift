@@ -23,7 +23,7 @@ import Testing
                 "echo \(marker) $?",
                 "read line",
             ].joined(separator: "; ")
-            let session = try await TmuxSession.start(command: command)
+            let session = try await TmuxSession.start(command: command, in: folder)
             var screen = ""
             let deadline = ContinuousClock.now + .seconds(30)
             while !screen.contains("\(marker) 0"), ContinuousClock.now < deadline {

@@ -19,13 +19,23 @@ final class TmuxSession: Sendable {
     /// Whether tmux is available.
     static var isAvailable: Bool { executable != nil }
 
-    private let socket = "courier-cli-tests-\(UUID().uuidString)"
+    /// The server's socket, in the caller's folder so that nothing is left in tmux's own.
+    private let socket: String
 
-    private init() {}
+    private init(socket: String) {
+        self.socket = socket
+    }
 
-    /// Starts `command` in a new detached session of `columns` × `rows`.
-    static func start(command: String, columns: Int = 160, rows: Int = 60) async throws -> TmuxSession {
-        let session = TmuxSession()
+    /// Starts `command` in a new detached session of `columns` × `rows`, its socket in `folder`.
+    static func start(
+        command: String,
+        in folder: URL,
+        columns: Int = 160,
+        rows: Int = 60
+    ) async throws
+        -> TmuxSession
+    {
+        let session = TmuxSession(socket: folder.appendingPathComponent("tmux.sock").path)
         let arguments = ["new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", command]
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // Blocking work goes on a thread of its own, never on a dispatch worker (see `CourierRun`).
@@ -69,7 +79,7 @@ final class TmuxSession: Sendable {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         else { throw CocoaError(.featureUnsupported) }
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        let argv = ([executable.path, "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) }
+        let argv = ([executable.path, "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) }
         let environment = Self.environment.map { strdup("\($0.key)=\($0.value)") }
         defer { (argv + environment).forEach { free($0) } }
         // A dispatch thread blocks most signals, and a spawned process inherits its mask: tmux
@@ -102,7 +112,7 @@ final class TmuxSession: Sendable {
         guard let executable = Self.executable else { throw CocoaError(.executableNotLoadable) }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
+        process.arguments = ["-S", socket, "-f", "/dev/null"] + arguments
         process.environment = Self.environment
         let output = Pipe()
         process.standardOutput = capturesOutput ? output : FileHandle.nullDevice
