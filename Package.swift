@@ -53,6 +53,8 @@ let package = Package(
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `--transport nio` configures redirects through AsyncHTTPClient's configuration.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
@@ -76,6 +78,16 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierCLITests",
+            dependencies: [
+                // Unit tests import the executable's module; integration tests run its binary,
+                // which this dependency makes `swift test` build first.
+                "courier",
+                "Courier",
+                "CourierTestServer",
             ]
         ),
         .testTarget(

@@ -195,6 +195,10 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             return
         }
         let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
+        // AsyncHTTPClient fails some tasks without telling the delegate (a redirect past the
+        // configured limit, a redirect it cannot build): without this the attempt never ends.
+        // `complete(with:)` runs once, so a failure the delegate did report wins.
+        task.futureResult.whenFailure { [self] error in complete(with: Self.urlError(for: error)) }
         let cancelledMeanwhile = state.withLockedValue { state -> Bool in
             switch state.phase {
             case .running:

@@ -1,0 +1,68 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one line `courier` prints on stderr when a request fails, naming the host and the cause in
+/// words: `could not connect to 127.0.0.1:9 (connection refused)`.
+enum ErrorMessage {
+    /// The message for `error`, met while requesting `url`; `timeout` is the `--timeout` in force.
+    static func describe(_ error: CourierError, url: URL, timeout: Double? = nil) -> String {
+        let endpoint = Self.endpoint(of: url)
+        if let urlError = error.urlError {
+            switch urlError.code {
+            case .cannotConnectToHost:
+                return "could not connect to \(endpoint) (connection refused)"
+            case .cannotFindHost, .dnsLookupFailed:
+                return "could not resolve host \(url.host ?? endpoint)"
+            case .timedOut:
+                let after = timeout.map { " after \(ByteCount.duration($0))" } ?? ""
+                return "request to \(endpoint) timed out\(after)"
+            case .networkConnectionLost:
+                return "the connection to \(endpoint) was lost before the response ended"
+            case .notConnectedToInternet:
+                return "could not connect to \(endpoint) (no network)"
+            case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+                .serverCertificateNotYetValid, .secureConnectionFailed:
+                return "the TLS connection to \(endpoint) failed (the certificate is not trusted)"
+            case .httpTooManyRedirects:
+                return "too many redirects from \(endpoint) (raise --max-redirects)"
+            case .badServerResponse:
+                return "\(endpoint) sent a response that is not valid HTTP"
+            case .cancelled:
+                return "the request to \(endpoint) was cancelled"
+            default:
+                return "the request to \(endpoint) failed (\(urlError.localizedDescription))"
+            }
+        }
+        switch error.kind {
+        case .createUploadableFailed, .multipartEncodingFailed:
+            return "could not read the body to send: \(underlying(error))"
+        case .invalidURL:
+            return "the URL \(url.absoluteString) is not valid"
+        case .invalidHeader:
+            return error.errorDescription ?? "a header cannot be sent"
+        case .serverTrustEvaluationFailed:
+            return "the TLS connection to \(endpoint) failed (the certificate is not trusted)"
+        default:
+            return error.errorDescription ?? "the request failed"
+        }
+    }
+
+    /// `host:port`, with the scheme's default port when the URL names none.
+    static func endpoint(of url: URL) -> String {
+        let host = url.host ?? url.absoluteString
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(host):\(port)"
+    }
+
+    private static func underlying(_ error: CourierError) -> String {
+        guard let cause = error.underlyingError else { return error.errorDescription ?? "unknown error" }
+        if let cocoa = cause as? CocoaError, let path = cocoa.filePath {
+            return "\(path): " + (cocoa.code == .fileReadNoSuchFile ? "no such file" : cocoa.localizedDescription)
+        }
+        return cause.localizedDescription
+    }
+}

@@ -1,0 +1,197 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+@testable import courier
+
+/// Each option of `courier [METHOD] URL [ITEM...]`, through the built binary.
+@Suite struct OptionsCommandTests {
+    @Test func basicAuthentication() async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/basic-auth/ada/s3cret").absoluteString
+            let good = try await CourierRun.run(["--check-status", "-a", "ada:s3cret", url])
+            #expect(good.status == 0, "\(good.errorOutput)")
+            #expect(try jsonObject(good.stdout)["authenticated"] as? Bool == true)
+            let bad = try await CourierRun.run(["--check-status", "--auth", "ada:wrong", url])
+            #expect(bad.status == 4)
+        }
+    }
+
+    @Test func bearerToken() async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/bearer").absoluteString
+            let good = try await CourierRun.run(["--check-status", "--bearer", "t0ken", url])
+            #expect(good.status == 0, "\(good.errorOutput)")
+            #expect(try jsonObject(good.stdout)["token"] as? String == "t0ken")
+            #expect(try await CourierRun.run(["--check-status", url]).status == 4)
+        }
+    }
+
+    @Test func printSelections() async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/post").absoluteString
+            let verbose = try await CourierRun.run(["-v", url, "a=1"])
+            #expect(verbose.output.hasPrefix("POST /post HTTP/1.1\nHost: 127.0.0.1:\(server.port)\n"))
+            #expect(verbose.output.contains("\n\n{\"a\": \"1\"}\n\n"))
+            #expect(verbose.output.contains("HTTP/1.1 200 OK\n"))
+            #expect(verbose.output.hasSuffix("}\n"))
+
+            let requestHead = try await CourierRun.run(["--print", "H", url, "a=1"])
+            #expect(requestHead.output.hasPrefix("POST /post HTTP/1.1\n"))
+            #expect(!requestHead.output.contains("HTTP/1.1 200"))
+            #expect(!requestHead.output.contains("{\"a\""))
+
+            let responseHead = try await CourierRun.run(["-p", "h", url, "a=1"])
+            #expect(responseHead.output.hasPrefix("HTTP/1.1 200 OK\n"))
+            #expect(responseHead.output.contains("Content-Type: application/json\n"))
+            #expect(!responseHead.output.contains("{"))
+
+            let headers = try await CourierRun.run(["-h", url, "a=1"])
+            #expect(headers.output.hasPrefix("HTTP/1.1 200 OK\n"))
+            #expect(!headers.output.contains("{"))
+
+            let body = try await CourierRun.run(["-b", url, "a=1"])
+            #expect(body.output.hasPrefix("{"))
+            #expect(try jsonObject(body.stdout)["json"] as? [String: String] == ["a": "1"])
+
+            let headAndBody = try await CourierRun.run(["-p", "hb", url, "a=1"])
+            let parts = headAndBody.output.components(separatedBy: "\n\n")
+            #expect(parts.first?.hasPrefix("HTTP/1.1 200 OK\n") == true)
+            #expect(parts.dropFirst().joined(separator: "\n\n").hasPrefix("{"))
+
+            let badLetters = try await CourierRun.run(["-p", "x", url])
+            #expect(badLetters.status == 2)
+        }
+    }
+
+    @Test func jsonFlagSendsJSON() async throws {
+        try await TestServer.withRunningServer { server in
+            let run = try await CourierRun.run(["-j", "PATCH", server.url("/patch").absoluteString, "a=1", "b:=null"])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            let echo = try jsonObject(run.stdout)
+            #expect(echo["data"] as? String == #"{"a": "1", "b": null}"#)
+        }
+    }
+
+    @Test func checkStatusExitCodes() async throws {
+        try await TestServer.withRunningServer { server in
+            for (path, code) in [("/status/200", Int32(0)), ("/status/302", 3), ("/status/404", 4), ("/status/503", 5)]
+            {
+                let run = try await CourierRun.run(["--check-status", server.url(path).absoluteString])
+                #expect(run.status == code, "\(path)")
+                if code != 0 { #expect(run.errorOutput.contains("HTTP \(path.dropFirst(8))"), "\(path)") }
+            }
+            let unchecked = try await CourierRun.run([server.url("/status/500").absoluteString])
+            #expect(unchecked.status == 0)
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func followsRedirectsWhenAsked(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/redirect/2").absoluteString
+            let followed = try await CourierRun.run(["--transport", transport.rawValue, "-F", "--check-status", url])
+            #expect(followed.status == 0, "\(followed.errorOutput)")
+            #expect(try jsonObject(followed.stdout)["url"] as? String == server.url("/get").absoluteString)
+            if transport == .nio {
+                let stopped = try await CourierRun.run(["--transport", "nio", "--check-status", "-h", url])
+                #expect(stopped.status == 3)
+                #expect(stopped.output.hasPrefix("HTTP/1.1 302 Found\n"))
+                let tooMany = try await CourierRun.run(["--transport", "nio", "-F", "--max-redirects", "1", url])
+                #expect(tooMany.status == 1)
+                #expect(tooMany.errorOutput.contains("too many redirects"))
+            }
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func timeoutFailsAStalledRequest(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/fault/hang?seconds=20").absoluteString
+            let run = try await CourierRun.run(["--transport", transport.rawValue, "--timeout", "1", url], timeout: 15)
+            #expect(run.status == 1)
+            #expect(run.errorOutput.contains("timed out"), "\(run.errorOutput)")
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func retriesWithRetryPolicy(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/fault/flaky/retry-\(transport.rawValue)?times=2&status=503").absoluteString
+            let run = try await CourierRun.run(["--transport", transport.rawValue, "--retry", "3", "--timings", url])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(server.attempts(forKey: "retry-\(transport.rawValue)") == 3)
+            let retries = run.errorOutput.split(separator: "\n").filter { $0.contains("retrying in") }
+            #expect(retries.count == 2)
+            #expect(retries.first?.contains("HTTP 503 Service Unavailable") == true)
+            // The timings table: a header and one row per attempt.
+            let rows = run.errorOutput.split(separator: "\n").filter { $0.first?.isNumber == true }
+            #expect(rows.map { $0.split(separator: " ")[1] } == ["503", "503", "200"])
+        }
+    }
+
+    @Test func retriesGiveUpWithTheLastStatus() async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/fault/flaky/give-up?times=5&status=503").absoluteString
+            let run = try await CourierRun.run(["--retry", "1", "--check-status", "-h", url])
+            #expect(run.status == 5)
+            #expect(run.output.hasPrefix("HTTP/1.1 503 Service Unavailable\n"))
+            #expect(run.errorOutput.contains("gave up after 2 attempts"))
+        }
+    }
+
+    @Test func offlinePrintsWithoutSending() async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/fault/flaky/offline").absoluteString
+            let run = try await CourierRun.run(["--offline", url, "a=1", "X-Trace:7"])
+            #expect(run.status == 0)
+            #expect(run.output.hasPrefix("POST /fault/flaky/offline HTTP/1.1\nHost: 127.0.0.1:\(server.port)\n"))
+            #expect(run.output.contains("X-Trace: 7\n"))
+            #expect(run.output.contains("Content-Length: 10\n"))
+            #expect(run.output.hasSuffix("\n\n{\"a\": \"1\"}\n\n"))
+            #expect(server.attempts(forKey: "offline") == 0)
+        }
+    }
+
+    @Test func connectionRefusedIsOneLineAndExitOne() async throws {
+        let run = try await CourierRun.run(["http://127.0.0.1:9/get"])
+        #expect(run.status == 1)
+        #expect(run.errorOutput == "courier: error: could not connect to 127.0.0.1:9 (connection refused)\n")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ["--frobnicate", ":1/get"], [], [":1/get", "bad item"], ["--retry", "-1", ":1/"], ["-c", ":1/"],
+        ["-f", "-j", ":1/", "a=1"], ["-o", "file", ":1/"], ["--timeout", "0", ":1/"],
+    ])
+    func badArgumentsExitTwoWithUsage(arguments: [String]) async throws {
+        let run = try await CourierRun.run(arguments)
+        #expect(run.status == 2)
+        #expect(run.errorOutput.contains("Usage: courier"), "\(run.errorOutput)")
+    }
+
+    @Test func versionAndHelp() async throws {
+        let version = try await CourierRun.run(["--version"])
+        #expect(version.status == 0)
+        #expect(!version.output.isEmpty)
+        let help = try await CourierRun.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("-h, --headers"))
+        #expect(help.output.contains("--transport"))
+    }
+
+    @Test func redirectedOutputIsExactBytes() async throws {
+        try await TestServer.withRunningServer { server in
+            let pattern = try await CourierRun.run([server.url("/range/300000").absoluteString])
+            #expect(pattern.stdout == rangePattern(300_000))
+            // Random bytes (NULs included) come through untouched: the same seed, the same bytes.
+            let first = try await CourierRun.run([server.url("/bytes/5000?seed=42").absoluteString])
+            let second = try await CourierRun.run([
+                "--transport", "urlsession", server.url("/bytes/5000?seed=42").absoluteString,
+            ])
+            #expect(first.stdout.count == 5000)
+            #expect(first.stdout == second.stdout)
+            #expect(!first.output.contains("binary data"))
+        }
+    }
+}
