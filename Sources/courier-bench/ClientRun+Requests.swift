@@ -60,8 +60,8 @@ extension ClientRun {
 
     /// Uses the decoded records, so the decoding cannot be skipped, and checks them.
     private static func check(_ records: [Record]) throws {
-        guard records.count == 640, records.last?.id == 640 else {
-            throw BenchError("decoded \(records.count) records, not 640")
+        guard records.count == 160, records.last?.id == 160 else {
+            throw BenchError("decoded \(records.count) records, not 160")
         }
     }
 }

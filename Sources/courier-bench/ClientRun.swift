@@ -47,7 +47,7 @@ struct ClientRun {
             )
         case .decode:
             bytes = try await sendRequests(
-                to: server.appendingPathComponent("records/640"),
+                to: server.appendingPathComponent("records/160"),
                 decoding: true,
                 connections
             )
@@ -132,5 +132,6 @@ struct ClientRun {
         let score: Double
         let active: Bool
         let tags: [String]
+        let bio: String
     }
 }

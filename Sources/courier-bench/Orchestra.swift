@@ -18,20 +18,22 @@ struct Orchestra {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let server = try ServerProcess(executable: executable)
         defer { server.stop() }
-        print("courier-bench: server \(server.url.absoluteString) (a separate process), \(rounds) rounds per client")
+        Self.say("courier-bench: server \(server.url.absoluteString) (a separate process), \(rounds) rounds per client")
         var results: [Measurement] = []
         var summaries: [Report.Summary] = []
+        let runStart = ContinuousClock.now
         for workload in workloads {
+            let workloadStart = ContinuousClock.now
             let plan = Plan(
                 workload: workload,
                 size: size ?? workload.defaultSize,
                 requests: requests ?? workload.defaultRequests,
                 concurrency: concurrency ?? workload.defaultConcurrency
             )
-            print("\n\(plan.summary)")
+            Self.say("\n\(plan.summary)")
             if warmUp {
-                // Warms the server and the page cache; a fifth of the work is enough for that.
-                let warmUpPlan = plan.scaled(by: 0.2)
+                // Warms the server and the page cache; a tenth of the work is enough for that.
+                let warmUpPlan = plan.scaled(by: 0.1)
                 for client in clients {
                     _ = try runChild(executable, client: client, plan: warmUpPlan, server: server.url)
                 }
@@ -44,10 +46,12 @@ struct Orchestra {
                 }
             }
             let report = Report(workload: workload, measurements: measured)
-            print(report.table())
+            Self.say(report.table())
+            Self.say("(\(workload.rawValue): \(Self.describe(ContinuousClock.now - workloadStart)))")
             results += measured
             summaries += report.summaries()
         }
+        Self.say("\nall workloads: \(Self.describe(ContinuousClock.now - runStart))")
         if let jsonPath {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -60,7 +64,7 @@ struct Orchestra {
                 measurements: results
             )
             try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
-            print("\nwrote \(jsonPath)")
+            Self.say("\nwrote \(jsonPath)")
         }
     }
 
@@ -124,6 +128,16 @@ struct Orchestra {
                 concurrency: concurrency
             )
         }
+    }
+
+    /// Prints `text` at once, even when standard output is a file or a pipe (which buffer).
+    static func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        return seconds >= 60 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
     }
 
     static func describe(bytes: Int64) -> String {

@@ -7,7 +7,7 @@ enum Workload: String, CaseIterable, Codable, Sendable {
     case sequential
     /// GETs of a 1 KiB body, many in flight: the cost under load, and how well it spreads.
     case concurrent
-    /// GETs of a 64 KiB JSON array (640 records), each decoded into `Decodable` structs.
+    /// GETs of a 64 KiB JSON array (160 records), each decoded into `Decodable` structs.
     case decode
     /// GET a body of `size` bytes and write it to a file on disk.
     case download
