@@ -81,17 +81,7 @@ struct JSONFormatter: Sendable {
                 position += 1
                 skipWhitespace()
                 guard value(depth: depth + 1) else { return false }
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    position += 1
-                    output += ",\n"
-                case UInt8(ascii: "}"):
-                    position += 1
-                    output += "\n" + indent(depth) + "}"
-                    return true
-                default: return false
-                }
+                if let closed = afterElement(closing: "}", depth: depth) { return closed }
             }
         }
 
@@ -108,17 +98,25 @@ struct JSONFormatter: Sendable {
                 skipWhitespace()
                 output += indent(depth + 1)
                 guard value(depth: depth + 1) else { return false }
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    position += 1
-                    output += ",\n"
-                case UInt8(ascii: "]"):
-                    position += 1
-                    output += "\n" + indent(depth) + "]"
-                    return true
-                default: return false
-                }
+                if let closed = afterElement(closing: "]", depth: depth) { return closed }
+            }
+        }
+
+        /// After a member or element: `nil` on a comma (another follows), `true` when `closing`
+        /// ends the container, `false` on anything else (not JSON).
+        private mutating func afterElement(closing: Unicode.Scalar, depth: Int) -> Bool? {
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                position += 1
+                output += ",\n"
+                return nil
+            case UInt8(ascii: closing):
+                position += 1
+                output += "\n" + indent(depth) + String(closing)
+                return true
+            default:
+                return false
             }
         }
 
