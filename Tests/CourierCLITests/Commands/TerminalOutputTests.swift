@@ -25,6 +25,7 @@ import Testing
             ].joined(separator: "; ")
             let session = try await TmuxSession.start(command: command, in: folder)
             var screen = ""
+            // tmux sends no notice of what it draws: poll its screen until the marker, bounded.
             let deadline = ContinuousClock.now + .seconds(30)
             while !screen.contains("\(marker) 0"), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
