@@ -35,10 +35,12 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
 
     // MARK: - Transport events
 
+    /// Records the head of a response the transport had ready (URLSession's).
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
         transportTask(task, didReceive: ResponseHead(response))
     }
 
+    /// Records the head; the `HTTPURLResponse` is built only if something reads it.
     public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
         typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
         let expectedLength = head.expectedContentLength
@@ -141,29 +143,14 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
             retryOrFinish(error: attemptError)
             return
         }
-        // Courier's own validators (status, the `Accept`ed types) take microseconds and call no
-        // user code: run them here, saving a queue hop per request. Anything of the user's
-        // (validators, monitors, and the retrier a failed validation asks) runs off the
-        // transport's thread (an event loop, with AsyncHTTPClient), on the serializers' queue.
-        if mayFinishOnTransportThread, eventMonitor == nil, mutableState.withLock({ $0.validatorsAreCourierOwn }) {
-            let validationError = runValidators()
-            if validationError == nil {
-                finish()
-                return
-            }
-            serializationQueue.async { [self] in retryOrFinish(error: validationError) }
-            return
-        }
+        // Validators are user code: run them off the transport's thread (an event loop, with
+        // AsyncHTTPClient), on the queue serializers use.
         serializationQueue.async { [self] in
             let validationError = runValidators()
             eventMonitor?.request(self, didValidateWithError: validationError)
             retryOrFinish(error: validationError)
         }
     }
-
-    /// Whether a successful attempt may finish the request on the transport's thread: its
-    /// finish handlers must then do no blocking work (an upload removes a temporary file).
-    var mayFinishOnTransportThread: Bool { true }
 
     // MARK: - Response handlers
 

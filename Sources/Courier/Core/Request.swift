@@ -16,8 +16,9 @@ import FoundationNetworking
 /// Requests are compared and hashed by ``id``.
 ///
 /// Concurrency: instead of Alamofire's `underlyingQueue`, a request keeps its mutable state behind
-/// one lock and never calls out while holding it; ``serializationQueue`` runs response serializers,
-/// off the transport's threads.
+/// one lock and never calls out while holding it; ``serializationQueue`` runs validators and the
+/// serializers of completion-handler responses, off the transport's threads (the async API
+/// serializes in the task that awaits).
 public class Request: @unchecked Sendable {
     /// Where a request is in its life.
     public enum State: String, Sendable, CustomStringConvertible {
@@ -78,8 +79,6 @@ public class Request: @unchecked Sendable {
         var validators: [@Sendable (Request) -> CourierError?] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
-        /// Whether every validator is one of Courier's own, which call no user code.
-        var validatorsAreCourierOwn = true
         /// Why the head validator rejected the current attempt, which was then cancelled.
         var headRejection: CourierError?
         /// The task whose head is being checked; its completion waits for the verdict.
@@ -103,7 +102,8 @@ public class Request: @unchecked Sendable {
 
     /// The request's identity: requests are equal and hash alike exactly when their ids match.
     public let id: UUID
-    /// The serial queue response serializers run on, off the transport's threads.
+    /// The serial queue validators and completion-handler serializers run on, off the
+    /// transport's threads. The async API (`serializingData()`, …) serializes in the awaiting task.
     public let serializationQueue: DispatchQueue
     /// The monitor told of every step of the request, if the session has any.
     public let eventMonitor: (any EventMonitor)?

@@ -407,7 +407,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             let status = request.responseHead?.statusCode, status < 400,
             let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
         else { return }
-        startWaitingRetries(for: .origin(origin))
+        // The request may have finished on the transport's thread: start the others off it.
+        DispatchQueue.global().async { [weak self] in self?.startWaitingRetries(for: .origin(origin)) }
     }
 
     // MARK: - Attempts

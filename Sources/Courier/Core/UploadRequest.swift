@@ -63,10 +63,6 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
-    /// An upload's finish handlers remove the temporary file of a large multipart body: not on
-    /// the transport's thread.
-    override var mayFinishOnTransportThread: Bool { false }
-
     /// The body being sent, once it has been made (before the first attempt).
     public var uploadable: RequestBody? { uploadState.withLock { $0.uploadable?.body } }
 

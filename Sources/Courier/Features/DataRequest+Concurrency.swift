@@ -95,8 +95,14 @@ extension DataRequest {
             eventMonitor?.request(self, didParseResponse: response)
             return response
         }
-        // Hands over the raw outcome wherever the request finishes; the awaiting task serializes.
-        appendFinishHandler { [self] in outcome.fulfil(with: self.outcome()) }
+        // Hands over the raw outcome; the awaiting task serializes. From a block of its own on the
+        // serialization queue, which does not hold the request: once the awaiter has its
+        // response, nothing of this request's finishing keeps it alive.
+        appendFinishHandler { [weak self, outcome] in
+            guard let self else { return }
+            let finished = self.outcome()
+            serializationQueue.async { outcome.fulfil(with: finished) }
+        }
         return DataTask(request: self, outcome: outcome)
     }
 }

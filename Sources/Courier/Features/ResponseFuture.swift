@@ -1,8 +1,8 @@
-/// A response that arrives once and is awaited any number of times, by any number of tasks: what
+/// A value that arrives once and is awaited any number of times, by any number of tasks: what
 /// ``DataTask`` and ``DownloadTask`` wait on.
 ///
-/// Cheaper than wrapping the wait in a `Task`: no task is made per request, and the waiter is
-/// resumed straight from the serialization queue, one hop instead of two.
+/// Cheaper than wrapping the wait in a `Task`: no task is made per request, and the waiters are
+/// resumed straight from wherever the value arrives.
 ///
 /// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock.
 final class ResponseFuture<Response: Sendable>: @unchecked Sendable {

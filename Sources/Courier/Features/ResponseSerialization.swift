@@ -49,6 +49,8 @@ extension ResponseSerializer {
     public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
     public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
 
+    /// Builds the head's `HTTPURLResponse` and calls ``serialize(request:response:data:error:)``:
+    /// serializers written against that form keep working.
     public func serialize(
         request: URLRequest?,
         head: ResponseHead?,

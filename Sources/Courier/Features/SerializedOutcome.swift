@@ -2,15 +2,17 @@
 /// ``DataTask`` waits on.
 ///
 /// The request hands over its raw outcome where it finishes (an event loop, often) and no
-/// serializer runs there; the awaiting task, already on Swift's cooperative pool, serializes.
-/// Later awaits get the same response.
+/// serializer runs there; the first awaiting task, already on Swift's cooperative pool, runs the
+/// serializer, and every other awaiter gets its response.
 ///
-/// `@unchecked Sendable`: the one mutable member, `serialized`, sits behind one lock; the rest is
+/// `@unchecked Sendable`: the one mutable member, `isClaimed`, sits behind one lock; the rest is
 /// immutable or thread-safe.
 final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
     private let outcome = ResponseFuture<DataRequest.Outcome>()
+    private let serialized = ResponseFuture<DataResponse<Value, CourierError>>()
     private let serialize: @Sendable (DataRequest.Outcome) -> DataResponse<Value, CourierError>
-    private let serialized = Protected<DataResponse<Value, CourierError>?>(nil)
+    /// Whether an awaiter has taken on the serializing.
+    private let isClaimed = Protected(false)
 
     init(serialize: @escaping @Sendable (DataRequest.Outcome) -> DataResponse<Value, CourierError>) {
         self.serialize = serialize
@@ -24,14 +26,12 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
     /// The serialized response, once the request has finished.
     var response: DataResponse<Value, CourierError> {
         get async {
-            if let done = serialized.withLock({ $0 }) { return done }
-            let response = serialize(await outcome.value)
-            // Two tasks that awaited at once both serialized; the first one stored wins.
-            return serialized.withLock { stored in
-                if let stored { return stored }
-                stored = response
-                return response
+            let serializes = isClaimed.withLock { claimed -> Bool in
+                defer { claimed = true }
+                return !claimed
             }
+            if serializes { serialized.fulfil(with: serialize(await outcome.value)) }
+            return await serialized.value
         }
     }
 }

@@ -46,11 +46,7 @@ extension Request {
     @discardableResult
     public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
     where Codes.Element == Int {
-        // A standard collection of codes runs no user code when asked whether it holds one.
-        let isStandard =
-            Codes.self == Range<Int>.self || Codes.self == ClosedRange<Int>.self || Codes.self == Set<Int>.self
-            || Codes.self == [Int].self
-        return appendValidator(isCourierOwn: isStandard) { request in
+        appendValidator { request in
             guard let head = request.responseHead else { return nil }
             guard acceptableStatusCodes.contains(head.statusCode) else {
                 return .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode))
@@ -82,7 +78,7 @@ extension Request {
     public func validate() -> Self {
         // Reads the request it is given rather than `self`: a validator stored in the request
         // that captured it would keep it alive.
-        validate(statusCode: 200..<300).appendValidator(isCourierOwn: true) { request in
+        validate(statusCode: 200..<300).appendValidator { request in
             guard let head = request.responseHead else { return nil }
             return ContentTypeValidation.failure(
                 acceptable: Self.acceptedContentTypes(of: request.lastRequest),
@@ -101,16 +97,8 @@ extension Request {
         return types.isEmpty ? ["*/*"] : types
     }
 
-    /// Adds `validator`; `isCourierOwn` when it calls no user code, so it may run on the
-    /// transport's thread.
-    func appendValidator(
-        isCourierOwn: Bool = false,
-        _ validator: @escaping @Sendable (Request) -> CourierError?
-    ) -> Self {
-        mutableState.withLock {
-            $0.validators.append(validator)
-            if !isCourierOwn { $0.validatorsAreCourierOwn = false }
-        }
+    func appendValidator(_ validator: @escaping @Sendable (Request) -> CourierError?) -> Self {
+        mutableState.withLock { $0.validators.append(validator) }
         return self
     }
 }

@@ -9,10 +9,14 @@ import FoundationNetworking
 /// On Linux, FoundationNetworking spends about 150,000 instructions making one `HTTPURLResponse`
 /// (it canonicalises every header name with Unicode-aware string functions): more than
 /// AsyncHTTPClient spends on a whole request. A transport that does not get one for free reports
-/// the head as its parts, and Courier builds the `HTTPURLResponse` only if something asks for it
-/// (``Request/response``, a custom validator or serializer, an event monitor). Validation and
-/// Courier's own serializers read the head directly. Read ``DataResponse/head`` rather than
-/// ``DataResponse/response`` where the status or a header is all you need.
+/// the head as its parts, and a ``DataRequest`` builds the `HTTPURLResponse` only if something
+/// asks for it (``Request/response``, a custom validator or serializer, an event monitor).
+/// Validation and Courier's own serializers read the head directly. Read ``DataResponse/head``
+/// rather than ``DataResponse/response`` where the status or a header is all you need. (Downloads
+/// and streams build it at once: one per transfer costs nothing that matters.)
+///
+/// ``mimeType`` and ``textEncodingName`` are read from `Content-Type` the same way whichever
+/// transport answered, following RFC 9110 (parameter names are case-insensitive).
 ///
 /// `@unchecked Sendable`: the one mutable member, the built response, sits behind one lock; the
 /// rest is immutable.

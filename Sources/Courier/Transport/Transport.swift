@@ -63,6 +63,8 @@ public protocol TransportEventHandler: AnyObject, Sendable {
 }
 
 extension TransportEventHandler {
+    /// Builds the head's `HTTPURLResponse` and passes it to the `HTTPURLResponse` form, for
+    /// handlers that only implement that one.
     public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
         guard let response = head.httpURLResponse else { return }
         transportTask(task, didReceive: response)

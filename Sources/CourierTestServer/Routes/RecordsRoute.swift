@@ -39,7 +39,7 @@ enum RecordsRoute {
         if let body = cache.withLockedValue({ $0[count] }) { return body }
         let body = body(count: count)
         cache.withLockedValue { cache in
-            if cache.count >= cacheLimit { cache.removeAll() }
+            if cache.count >= cacheLimit, let evicted = cache.keys.first { cache[evicted] = nil }
             cache[count] = body
         }
         return body

@@ -5,7 +5,7 @@
 /// time. Waiting for a slot costs this suite little: most of its runs take a fraction of a second.
 actor ProcessSlots {
     /// The slots shared by every test of this target.
-    static let shared = ProcessSlots(limit: 2)
+    static let shared = ProcessSlots(limit: 1)
 
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
