@@ -172,25 +172,25 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
     ) -> Self {
         appendFinishHandler { [self] in
             serializationQueue.async { [self] in
-                let (request, head, data, metrics, error) = snapshot()
+                let outcome = outcome()
                 let (result, duration) = measuredSerialization {
-                    try serializer.serialize(request: request, head: head, data: data, error: error)
+                    try serializer.serialize(
+                        request: outcome.request,
+                        head: outcome.head,
+                        data: outcome.data,
+                        error: outcome.error
+                    )
                 }
                 let dataResponse = DataResponse(
-                    request: request,
-                    head: head,
-                    data: data,
-                    metrics: metrics,
+                    request: outcome.request,
+                    head: outcome.head,
+                    data: outcome.data,
+                    metrics: outcome.metrics,
                     serializationDuration: duration,
                     result: result
                 )
                 eventMonitor?.request(self, didParseResponse: dataResponse)
-                // Already on `queue` when it is the serialization queue (the async API's case).
-                if queue === serializationQueue {
-                    completionHandler(dataResponse)
-                } else {
-                    queue.async { completionHandler(dataResponse) }
-                }
+                queue.async { completionHandler(dataResponse) }
             }
         }
         return self
@@ -259,11 +259,6 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
             if let error { throw error }
             return data
         }
-    }
-
-    private func snapshot() -> (URLRequest?, ResponseHead?, Data?, RequestMetrics?, CourierError?) {
-        let outcome = outcome()
-        return (outcome.request, outcome.head, outcome.data, outcome.metrics, outcome.error)
     }
 
     /// What a finished request produced, before any serializer has run.

@@ -100,7 +100,9 @@ final class CallCounter: Sendable {
     func suspendAndResumeCompleteTheTransfer(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            let request = session.request(server.url("/range/200000?chunk_size=4000&duration=3"))
+            // Paced over 8 s, so the transfer is still running when the test task gets to
+            // suspend it even on a loaded machine (2 cores, the whole suite at once).
+            let request = session.request(server.url("/range/200000?chunk_size=4000&duration=8"))
             let task = request.serializingData()
             try await server.waitForRequests(1)
             request.suspend()

@@ -144,8 +144,9 @@ private struct Attempts: Decodable, Sendable {
     func theDeadlineSpansRetriesAndTheirDelays(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession(
-                // Roomy enough that a loaded machine still fits a second attempt in.
-                { $0.requestDeadline = 6 },
+                // Roomy enough that a loaded machine (2 cores, the whole suite and the CLI's
+                // processes at once) still fits a second attempt in.
+                { $0.requestDeadline = 10 },
                 interceptor: Retrier { _, _, _ in .retryWithDelay(0.5) }
             )
             let request = session.request(server.url("/fault/flaky/deadline?times=1000&status=503")).validate()
@@ -155,8 +156,8 @@ private struct Attempts: Decodable, Sendable {
             #expect(error.responseCode == 503 || error.urlError?.code == .timedOut, "\(error)")
             let attempts = server.attempts(forKey: "deadline")
             #expect(
-                attempts >= 2 && attempts <= 13,
-                "0.5 s apart within 6 s: \(attempts) \(error) \(request.retryCount)"
+                attempts >= 2 && attempts <= 21,
+                "0.5 s apart within 10 s: \(attempts) \(error) \(request.retryCount)"
             )
             await session.invalidate()
         }
