@@ -35,6 +35,32 @@ struct Echo: Decodable, Sendable {
         }
     }
 
+    /// The head and the `HTTPURLResponse` built from it on demand say the same, on both transports
+    /// (over AsyncHTTPClient the head comes as parts; over URLSession it wraps URLSession's response).
+    @Test(arguments: TransportKind.allCases)
+    func theResponseHeadAgreesWithTheHTTPURLResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let url = server.url("/response-headers?X-Trace=abc")
+            let request = session.request(url).validate()
+            let dataResponse = await request.serializingString().response
+            let head = try #require(dataResponse.head)
+            #expect(head.statusCode == 200)
+            #expect(head.mimeType == "application/json")
+            #expect(head.textEncodingName == nil)
+            #expect(head.value(forHTTPHeaderField: "x-trace") == "abc")
+            #expect(head.headers.value(for: "X-TRACE") == "abc")
+            #expect(head.expectedContentLength == Int64(dataResponse.data?.count ?? -2))
+            let response = try #require(dataResponse.response)
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "X-Trace") == "abc")
+            #expect(response.mimeType == head.mimeType)
+            #expect(request.responseHead?.statusCode == 200)
+            #expect(request.response === response, "built once, and the request's is the same")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func postSendsJSONParameters(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
