@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         .target(name: "Courier"),
@@ -31,6 +32,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Body pieces reach Courier as Data sharing the ByteBuffer's storage, not a copy of it.
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // Already in AsyncHTTPClient's graph; named here to map decompression failures.
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
         .systemLibrary(name: "CCourierZlib"),

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(CourierTransport) import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -12,35 +12,68 @@ import FoundationNetworking
 /// Runs requests over SwiftNIO's AsyncHTTPClient: HTTP/1.1 and HTTP/2, a connection pool, and a
 /// streaming body whose reading stops while the request is suspended (real backpressure).
 ///
-/// Lifetimes: ``shared`` uses AsyncHTTPClient's process-wide client, which is never shut down. A
-/// transport made with a configuration owns its client and shuts it down in ``invalidate()``.
+/// Courier follows redirects itself on this transport, so that every `Location` is checked
+/// before a connection is made to it (SwiftNIO traps on a port above 65535; a server could
+/// otherwise crash the process with one redirect): AsyncHTTPClient's own following is turned off
+/// in every client this transport makes, and ``maximumRedirects`` sets the limit.
+///
+/// Lifetimes: ``shared`` runs on a process-wide client of Courier's own, made with
+/// ``defaultConfiguration()`` and never shut down. A transport made with a configuration owns
+/// its client and shuts it down in ``invalidate()``.
 public final class AsyncHTTPClientTransport: Transport {
     /// The client requests run on.
     public let client: HTTPClient
+    /// How many redirects a request follows before failing with `URLError(.httpTooManyRedirects)`;
+    /// 0 means none is followed, and a redirect is the response.
+    public let maximumRedirects: Int
     private let ownsClient: Bool
     private let isInvalidated = NIOLockedValueBox(false)
 
-    /// A transport over AsyncHTTPClient's process-wide `HTTPClient.shared` (never shut down).
-    public static let shared = AsyncHTTPClientTransport(client: HTTPClient.shared, ownsClient: false)
+    /// A transport over a process-wide client made with ``defaultConfiguration()`` (never shut
+    /// down): what `Session()` runs on where `CourierNIO` is linked.
+    ///
+    /// Not AsyncHTTPClient's `HTTPClient.shared`: that one follows redirects itself and retries
+    /// a refused connection inside its pool until the request's timeout, where Courier reports a
+    /// refused connection at once, as URLSession does, for its retry policy to decide.
+    public static let shared = AsyncHTTPClientTransport(
+        client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: defaultConfiguration()),
+        ownsClient: false,
+        maximumRedirects: RedirectPolicy.defaultMaximumRedirects
+    )
 
     /// Creates a transport that owns a new client made with `configuration`.
     ///
-    /// - Parameter configuration: The client's configuration; ``defaultConfiguration()`` by default.
-    public convenience init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()) {
+    /// - Parameters:
+    ///   - configuration: The client's configuration; ``defaultConfiguration()`` by default. Its
+    ///     `redirectConfiguration` is replaced by `.disallow`: Courier follows redirects itself.
+    ///   - maximumRedirects: How many redirects a request follows (16 by default, as URLSession);
+    ///     0 to follow none. A negative number counts as 0.
+    public convenience init(
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
+        maximumRedirects: Int = 16
+    ) {
+        var configuration = configuration
+        configuration.redirectConfiguration = .disallow
         self.init(
             client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration),
-            ownsClient: true
+            ownsClient: true,
+            maximumRedirects: maximumRedirects
         )
     }
 
     /// Creates a transport over a client you own and shut down yourself.
-    public convenience init(client: HTTPClient) {
-        self.init(client: client, ownsClient: false)
+    ///
+    /// Make the client with `redirectConfiguration: .disallow` (as ``defaultConfiguration()``
+    /// does): a client that follows redirects itself does so before Courier sees the `Location`,
+    /// so neither Courier's URL check nor ``maximumRedirects`` applies to its redirects.
+    public convenience init(client: HTTPClient, maximumRedirects: Int = 16) {
+        self.init(client: client, ownsClient: false, maximumRedirects: maximumRedirects)
     }
 
-    private init(client: HTTPClient, ownsClient: Bool) {
+    private init(client: HTTPClient, ownsClient: Bool, maximumRedirects: Int) {
         self.client = client
         self.ownsClient = ownsClient
+        self.maximumRedirects = max(0, maximumRedirects)
     }
 
     deinit {
@@ -51,14 +84,18 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// AsyncHTTPClient's defaults, plus what Courier's sessions expect: `gzip`/`deflate` bodies
-    /// decoded (Courier asks for them by default), redirects followed (at most 16, as URLSession),
+    /// decoded (Courier asks for them by default) with no ratio limit, redirects left to Courier,
     /// and a refused connection reported at once rather than retried inside the pool, so that it
     /// reaches Courier's own retry policy as URLSession reports it.
+    ///
+    /// Decompression has no limit of its own here: a request's body is bounded after
+    /// decompression by `Session.Configuration.maximumResponseBodySize`, the same on both
+    /// transports. (A ratio limit rejected ordinary JSON, which compresses past 100:1.)
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 16, allowCycles: false),
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(30), read: .seconds(60)),
-            decompression: .enabled(limit: .ratio(100))
+            decompression: .enabled(limit: .none)
         )
         configuration.httpVersion = .automatic
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -76,7 +113,8 @@ public final class AsyncHTTPClientTransport: Transport {
             urlRequest: request,
             body: body,
             eventHandler: eventHandler,
-            isInvalidated: isInvalidated.withLockedValue { $0 }
+            isInvalidated: isInvalidated.withLockedValue { $0 },
+            maximumRedirects: maximumRedirects
         )
     }
 
@@ -113,8 +151,12 @@ extension Transport where Self == AsyncHTTPClientTransport {
     /// The AsyncHTTPClient transport over the process-wide shared client.
     public static var asyncHTTPClient: AsyncHTTPClientTransport { .shared }
 
-    /// An AsyncHTTPClient transport owning a client made with `configuration`.
-    public static func asyncHTTPClient(configuration: HTTPClient.Configuration) -> AsyncHTTPClientTransport {
-        AsyncHTTPClientTransport(configuration: configuration)
+    /// An AsyncHTTPClient transport owning a client made with `configuration`, following at most
+    /// `maximumRedirects` redirects itself.
+    public static func asyncHTTPClient(
+        configuration: HTTPClient.Configuration,
+        maximumRedirects: Int = 16
+    ) -> AsyncHTTPClientTransport {
+        AsyncHTTPClientTransport(configuration: configuration, maximumRedirects: maximumRedirects)
     }
 }

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
-import Courier
+@_spi(CourierTransport) import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
@@ -14,11 +15,19 @@ import FoundationNetworking
 
 /// One attempt over AsyncHTTPClient, reporting to a ``TransportEventHandler``.
 ///
-/// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls the
+/// Courier follows redirects here itself (AsyncHTTPClient's own following is off): each hop is
+/// one AsyncHTTPClient request with a ``HopDelegate`` of its own, and every `Location` goes
+/// through ``RedirectPolicy`` (and so ``URLValidation``) before a connection is made to it.
+/// Events from a hop that is over (drained, cut short, cancelled) are told apart by its number
+/// and ignored.
+///
+/// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls a hop's
 /// delegate methods on one event loop, in order, and the caller may resume, suspend or cancel
 /// from any thread.
-final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDelegate {
-    typealias Response = Void
+final class AsyncHTTPClientTransportTask: TransportTask {
+    /// The most bytes of a redirect's own body read (and dropped) so that its connection can be
+    /// used again; past this, that connection is closed instead.
+    static let redirectBodyDrainLimit = 64 * 1024
 
     private struct State {
         enum Phase {
@@ -46,8 +55,16 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         /// The `lastActivity` a check found past the deadline; the attempt times out if a second
         /// check, a loop turn later, finds it unchanged.
         var idleTimeoutGraceAt: NIODeadline?
-        /// Set when a redirect's head arrives: the next body part sent starts a new count.
-        var startsNewHop = false
+        /// The hop running: 0 for the request itself, one more for each redirect followed.
+        var hop = 0
+        /// The request the current hop sent.
+        var currentRequest: HTTPClient.Request?
+        /// The request a redirect leads to, set while the redirect's own body is drained.
+        var pendingRedirect: HTTPClient.Request?
+        /// Bytes of the redirect's body dropped so far.
+        var drainedBytes = 0
+        /// Every URL requested, to stop a redirect cycle.
+        var visitedURLs: Set<String> = []
         /// Body bytes sent in the current hop (a redirect that resends the body counts afresh).
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -58,6 +75,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     private let client: HTTPClient
     private let urlRequest: URLRequest
+    /// How many redirects this attempt follows; 0 delivers a redirect as the response.
+    private let maximumRedirects: Int
     /// The body to send: the caller's, else the URLRequest's `httpBodyStream` (read once) or `httpBody`.
     private let body: RequestBody?
     /// Weak: the request owns its tasks; a strong reference back would keep every finished request alive.
@@ -73,10 +92,12 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         urlRequest: URLRequest,
         body: RequestBody?,
         eventHandler: any TransportEventHandler,
-        isInvalidated: Bool
+        isInvalidated: Bool,
+        maximumRedirects: Int
     ) {
         self.client = client
         self.urlRequest = urlRequest
+        self.maximumRedirects = maximumRedirects
         if let body {
             self.body = body
         } else if let stream = urlRequest.httpBodyStream {
@@ -187,6 +208,12 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             completeSoon(with: URLError(.cancelled))
             return
         }
+        // Checked here too, not only by the session: SwiftNIO traps on a port above 65535, and a
+        // transport may be driven without a session.
+        if let url = urlRequest.url, let problem = URLValidation.problem(with: url) {
+            completeSoon(with: Self.carrying(problem, as: .badURL))
+            return
+        }
         let request: HTTPClient.Request
         do {
             request = try Self.makeRequest(from: urlRequest, body: body, eventLoopGroup: client.eventLoopGroup)
@@ -194,25 +221,42 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
-        let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
-        // AsyncHTTPClient fails some tasks without telling the delegate (a redirect past the
-        // configured limit, a redirect it cannot build): without this the attempt never ends.
-        // `complete(with:)` runs once, so a failure the delegate did report wins.
-        task.futureResult.whenFailure { [self] error in complete(with: Self.urlError(for: error)) }
+        state.withLockedValue { state in
+            state.currentRequest = request
+            state.visitedURLs.insert(request.url.absoluteString)
+        }
+        if let eventLoop = execute(request, hop: 0) { checkIdleTimeout(on: eventLoop) }
+    }
+
+    /// Sends `request` as hop number `hop`; returns the event loop it runs on, or `nil` when the
+    /// attempt ended meanwhile (the new request is then cancelled at once).
+    @discardableResult
+    private func execute(_ request: HTTPClient.Request, hop: Int) -> (any EventLoop)? {
+        let task = client.execute(
+            request: request,
+            delegate: HopDelegate(owner: self, hop: hop),
+            eventLoop: .indifferent
+        )
+        // AsyncHTTPClient fails some tasks without telling the delegate (a request it cannot
+        // build, a client shut down): without this the attempt never ends. `complete(with:)` runs
+        // once, so a failure the delegate did report wins.
+        task.futureResult.whenFailure { [self] error in self.hop(hop, didFailWith: error) }
         let cancelledMeanwhile = state.withLockedValue { state -> Bool in
-            switch state.phase {
-            case .running:
-                state.phase = .running(task)
-                return false
-            case .idle, .completed:
-                return true
-            }
+            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return true }
+            state.phase = .running(task)
+            return false
         }
         if cancelledMeanwhile {
             task.cancel()
-        } else {
-            checkIdleTimeout(on: task.eventLoop)
+            return nil
         }
+        return task.eventLoop
+    }
+
+    /// A `URLError` of `code` that carries `error`, so the request reports the ``CourierError``
+    /// itself rather than a transport failure.
+    private static func carrying(_ error: CourierError, as code: URLError.Code) -> URLError {
+        URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription])
     }
 
     /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
@@ -300,23 +344,54 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         )
     }
 
-    // MARK: - HTTPClientResponseDelegate
+    // MARK: - Hops
 
-    private var isCompleted: Bool {
-        state.withLockedValue { state in
-            if case .completed = state.phase { return true }
-            return false
+    /// Receives one hop's events from AsyncHTTPClient and hands them to the attempt with the
+    /// hop's number, so that a hop that is over cannot report into the next one.
+    private final class HopDelegate: HTTPClientResponseDelegate {
+        typealias Response = Void
+
+        let owner: AsyncHTTPClientTransportTask
+        let hop: Int
+
+        init(owner: AsyncHTTPClientTransportTask, hop: Int) {
+            self.owner = owner
+            self.hop = hop
+        }
+
+        func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+            owner.hop(hop, didSend: part.readableBytes)
+        }
+
+        func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+            // Only a client that follows redirects itself (one passed in) visits more than one URL.
+            owner.state.withLockedValue { state in
+                if state.hop == hop { state.currentURL = request.url }
+            }
+        }
+
+        func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            owner.hop(hop, didReceive: head, on: task.eventLoop)
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            owner.hop(hop, didReceive: buffer, on: task.eventLoop)
+        }
+
+        func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+            owner.hop(hop, didFailWith: error)
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+            owner.hopDidFinish(hop)
         }
     }
 
-    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+    private func hop(_ hop: Int, didSend bytes: Int) {
         let total = state.withLockedValue { state -> Int64? in
-            if case .completed = state.phase { return nil }  // Timed out or cancelled: a late part.
-            if state.startsNewHop {
-                state.startsNewHop = false
-                state.bytesSent = 0
-            }
-            state.bytesSent += Int64(part.readableBytes)
+            // Timed out, cancelled, or a hop that is over: a late part.
+            guard case .running = state.phase, state.hop == hop else { return nil }
+            state.bytesSent += Int64(bytes)
             state.lastActivity = .now()
             return state.bytesSent
         }
@@ -325,38 +400,103 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         eventHandler?.transportTask(self, didSendBodyBytes: total, of: expected)
     }
 
-    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        state.withLockedValue { state in
-            state.currentURL = request.url
-            state.startsNewHop = true
+    private func hop(
+        _ hop: Int,
+        didReceive head: HTTPResponseHead,
+        on eventLoop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        enum Action {
+            case ignore
+            case deliver(URL?)
+            case drainRedirect
+            case fail(URLError)
+        }
+        let location = maximumRedirects > 0 ? head.headers.first(name: "Location") : nil
+        let action = state.withLockedValue { state -> Action in
+            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return .ignore }
             state.lastActivity = .now()
+            guard let location, let request = state.currentRequest else { return .deliver(state.currentURL) }
+            let decision = RedirectPolicy.nextHop(
+                status: Int(head.status.code),
+                location: location,
+                method: request.method.rawValue,
+                from: request.url
+            )
+            switch decision {
+            case .deliver:
+                return .deliver(state.currentURL)
+            case .fail(let error):
+                return .fail(Self.carrying(error, as: .badURL))
+            case .follow(let next):
+                // A body that can be read only once cannot go again: the redirect is the answer.
+                if !next.dropsBody, let body, !body.isReplayable { return .deliver(state.currentURL) }
+                guard state.hop < maximumRedirects, !state.visitedURLs.contains(next.url.absoluteString) else {
+                    return .fail(URLError(.httpTooManyRedirects))
+                }
+                do {
+                    state.pendingRedirect = try Self.request(following: next, from: request)
+                } catch {
+                    return .fail(URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
+                }
+                state.drainedBytes = 0
+                return .drainRedirect
+            }
+        }
+        switch action {
+        case .ignore:
+            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
+        case .fail(let error):
+            complete(with: error)
+            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
+        case .drainRedirect:
+            return eventLoop.makeSucceededVoidFuture()
+        case .deliver(let url):
+            state.withLockedValue { state in
+                state.responseDate = Date()
+                state.statusCode = Int(head.status.code)
+                state.networkProtocolName = Self.protocolName(of: head.version)
+            }
+            if let url {
+                // Parts, not an HTTPURLResponse: FoundationNetworking's costs more than the whole
+                // request, and is built only if someone asks for it (see ResponseHead).
+                var fields: [(name: String, value: String)] = []
+                fields.reserveCapacity(head.headers.count)
+                for (name, value) in head.headers { fields.append((name, value)) }
+                let responseHead = ResponseHead(
+                    url: url,
+                    statusCode: Int(head.status.code),
+                    httpVersion: head.version == .http1_1
+                        ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
+                    headerFields: fields
+                )
+                eventHandler?.transportTask(self, didReceive: responseHead)
+            }
+            return demand(on: eventLoop)
         }
     }
 
-    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
-        let url = state.withLockedValue { state -> URL? in
-            state.responseDate = Date()
-            state.lastActivity = .now()
-            state.statusCode = Int(head.status.code)
-            state.networkProtocolName = Self.protocolName(of: head.version)
-            return state.currentURL
+    /// The request a redirect leads to: `next`'s URL and method, the body kept unless the method
+    /// became GET, and the credential headers left behind when it leaves the origin.
+    private static func request(
+        following next: RedirectPolicy.Hop,
+        from request: HTTPClient.Request
+    ) throws -> HTTPClient.Request {
+        var headers = request.headers
+        if next.dropsBody {
+            for name in RedirectPolicy.bodyHeaders { headers.remove(name: name) }
         }
-        if let url {
-            // Parts, not an HTTPURLResponse: FoundationNetworking's costs more than the whole
-            // request, and is built only if someone asks for it (see ResponseHead).
-            var fields: [(name: String, value: String)] = []
-            fields.reserveCapacity(head.headers.count)
-            for (name, value) in head.headers { fields.append((name, value)) }
-            let responseHead = ResponseHead(
-                url: url,
-                statusCode: Int(head.status.code),
-                httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
-                headerFields: fields
-            )
-            eventHandler?.transportTask(self, didReceive: responseHead)
+        if next.leavesOrigin {
+            for name in RedirectPolicy.credentialHeaders { headers.remove(name: name) }
         }
-        return demand(on: task.eventLoop)
+        // AsyncHTTPClient sets Host from the URL; one kept from the last hop would name the wrong host.
+        headers.remove(name: "Host")
+        return try HTTPClient.Request(
+            url: next.url,
+            method: NIOHTTP1.HTTPMethod(rawValue: next.method),
+            headers: headers,
+            body: next.dropsBody ? nil : request.body,
+            tlsConfiguration: request.tlsConfiguration
+        )
     }
 
     /// The ALPN-style name of `version`, as URLSession's metrics give it.
@@ -368,25 +508,83 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        // After completion (a cancel from another thread) nothing more may reach the handler.
-        guard !isCompleted else { return task.eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
-        // Deliver first, then ask for more under one lock: a suspend() made while handling this
-        // chunk already holds back the next read.
-        // The Data shares the buffer's storage (kept alive by it) rather than copying every byte.
-        let data =
-            buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
-            ?? Data(buffer.readableBytesView)
-        eventHandler?.transportTask(self, didReceive: data)
-        return demand(on: task.eventLoop, receivedBytes: buffer.readableBytes)
+    private func hop(_ hop: Int, didReceive buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        enum Action {
+            case ignore
+            case drain
+            case cutRedirectShort(HTTPClient.Request)
+            case deliver
+        }
+        let action = state.withLockedValue { state -> Action in
+            // After completion (a cancel from another thread) nothing more may reach the handler.
+            guard case .running = state.phase, state.hop == hop else { return .ignore }
+            guard let next = state.pendingRedirect else { return .deliver }
+            state.lastActivity = .now()
+            state.drainedBytes += buffer.readableBytes
+            guard state.drainedBytes > Self.redirectBodyDrainLimit else { return .drain }
+            return .cutRedirectShort(next)
+        }
+        switch action {
+        case .ignore:
+            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
+        case .drain:
+            return eventLoop.makeSucceededVoidFuture()
+        case .cutRedirectShort(let next):
+            // Failing the read ends this hop (its late error is ignored: it is no longer current).
+            startNextHop(with: next, after: hop)
+            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
+        case .deliver:
+            // Deliver first, then ask for more under one lock: a suspend() made while handling this
+            // chunk already holds back the next read.
+            // The Data shares the buffer's storage (kept alive by it) rather than copying every byte.
+            let data =
+                buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
+                ?? Data(buffer.readableBytesView)
+            eventHandler?.transportTask(self, didReceive: data)
+            return demand(on: eventLoop, receivedBytes: buffer.readableBytes)
+        }
     }
 
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+    private func hop(_ hop: Int, didFailWith error: any Error) {
+        let isCurrent = state.withLockedValue { $0.hop == hop }
+        guard isCurrent else { return }
         complete(with: Self.urlError(for: error))
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        complete(with: nil)
+    private func hopDidFinish(_ hop: Int) {
+        enum Action {
+            case ignore
+            case complete
+            case follow(HTTPClient.Request)
+        }
+        let action = state.withLockedValue { state -> Action in
+            guard state.hop == hop else { return .ignore }
+            return state.pendingRedirect.map(Action.follow) ?? .complete
+        }
+        switch action {
+        case .ignore: break
+        case .complete: complete(with: nil)
+        case .follow(let next): startNextHop(with: next, after: hop)
+        }
+    }
+
+    /// Moves on from hop `hop` to the redirect's request, unless the attempt ended meanwhile.
+    private func startNextHop(with request: HTTPClient.Request, after hop: Int) {
+        let nextHop = state.withLockedValue { state -> Int? in
+            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return nil }
+            state.hop += 1
+            // No AsyncHTTPClient task until the next one starts: a cancel meanwhile completes at once.
+            state.phase = .running(nil)
+            state.pendingRedirect = nil
+            state.currentRequest = request
+            state.currentURL = request.url
+            state.visitedURLs.insert(request.url.absoluteString)
+            state.bytesSent = 0
+            state.lastActivity = .now()
+            return state.hop
+        }
+        guard let nextHop else { return }
+        execute(request, hop: nextHop)
     }
 
     /// Counts `receivedBytes`, then returns a succeeded future to read on or, while suspended, one
@@ -462,9 +660,29 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                 .cannotOpenFile,
                 userInfo: [NSUnderlyingErrorKey: error.underlying, NSLocalizedDescriptionKey: "\(error.underlying)"]
             )
-        case is HTTPParserError:
-            // A body cut short, or garbage where a response should be.
-            code = .networkConnectionLost
+        case let error as HTTPParserError:
+            switch error {
+            case .invalidEOFState, .closedConnection:
+                // The connection ended in the middle of a response: lost, as URLSession says.
+                code = .networkConnectionLost
+            default:
+                // Not HTTP as it must be (a header block too large, conflicting lengths, a bad
+                // status line): the server's fault, which trying again will not mend.
+                return carrying(
+                    .invalidResponse(reason: invalidResponseReason(error), underlying: error),
+                    as: .badServerResponse
+                )
+            }
+        case let error as NIOHTTPDecompression.DecompressionError:
+            // A compressed body that does not inflate, as URLSession reports one.
+            code = .cannotDecodeContentData
+            return URLError(
+                code,
+                userInfo: [
+                    NSUnderlyingErrorKey: error,
+                    NSLocalizedDescriptionKey: "The response body could not be decompressed (\(error)).",
+                ]
+            )
         case let error as NIOSSLError:
             code = isCertificateRejection(error) ? .serverCertificateUntrusted : .secureConnectionFailed
         case let error as NIOSSLExtraError:
@@ -474,6 +692,19 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             code = name.contains("SSL") || name.contains("TLS") ? .secureConnectionFailed : .unknown
         }
         return URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
+    }
+
+    /// What a parser error means, in words that name no header value.
+    private static func invalidResponseReason(_ error: HTTPParserError) -> String {
+        switch error {
+        case .headerOverflow: return "its header block is larger than the parser's limit (80 KiB)"
+        case .invalidContentLength, .unexpectedContentLength:
+            return "its Content-Length is invalid, conflicting, or beside Transfer-Encoding"
+        case .invalidStatus, .invalidVersion, .invalidConstant: return "its status line is malformed"
+        case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected: return "its header block is malformed"
+        case .invalidChunkSize: return "its chunked body is malformed"
+        default: return "the parser reported \(error)"
+        }
     }
 
     /// Whether a TLS failure is the client refusing the server's certificate (untrusted, expired,

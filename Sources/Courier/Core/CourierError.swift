@@ -54,6 +54,13 @@ public struct CourierError: Error, Sendable {
         public static let downloadedFileMoveFailed = Kind("downloadedFileMoveFailed")
         /// Resume data was not made by Courier, is of an unknown version, or its partial file is gone.
         public static let invalidResumeData = Kind("invalidResumeData")
+        /// The transport could not pause a transfer (URLSession on Linux) while the request was
+        /// suspended, and more response bytes waited in memory than its limit allows.
+        public static let bufferLimitExceeded = Kind("bufferLimitExceeded")
+        /// The server's response is not valid HTTP: conflicting `Content-Length`s, a header block
+        /// over the parser's limit, a malformed status line. The server's fault, which another
+        /// attempt will not mend: ``RetryPolicy`` does not retry it.
+        public static let invalidResponse = Kind("invalidResponse")
     }
 
     /// Why a validator rejected a response.
@@ -83,12 +90,13 @@ public struct CourierError: Error, Sendable {
     }
 
     private enum Detail: Sendable {
-        case url(String)
+        case url(String, reason: String?)
         case header(name: String, reason: String)
         case validation(ValidationFailureReason)
         case serialization(SerializationFailureReason)
         case retry(retryError: any Error, originalError: any Error)
         case limit(Int)
+        case response(reason: String, error: (any Error)?)
         case move(error: any Error, source: URL, destination: URL)
         case underlying((any Error)?)
     }
@@ -106,7 +114,15 @@ public struct CourierError: Error, Sendable {
 
     /// `url` could not be made into a request URL.
     public static func invalidURL(_ url: String) -> CourierError {
-        CourierError(.invalidURL, .url(url))
+        CourierError(.invalidURL, .url(URLRedaction.removingUserInfo(from: url), reason: nil))
+    }
+
+    /// `url` cannot be sent, for `reason` (an unsupported scheme, no host, a port above 65535…).
+    ///
+    /// User info (`user:password@`) is removed from the URL the error keeps, so it never reaches
+    /// a log or a message.
+    public static func invalidURL(_ url: String, reason: String) -> CourierError {
+        CourierError(.invalidURL, .url(URLRedaction.removingUserInfo(from: url), reason: reason))
     }
 
     /// Header `name` cannot be sent, for `reason`.
@@ -163,18 +179,32 @@ public struct CourierError: Error, Sendable {
     }
 
     /// How a transport's failure reaches the caller: a body that could not be opened (reported as
-    /// `.cannotOpenFile` with the cause underneath) as ``Kind/createUploadableFailed``, anything
-    /// else as ``Kind/transportFailed``.
+    /// `.cannotOpenFile` with the cause underneath) as ``Kind/createUploadableFailed``; a
+    /// ``CourierError`` the transport carried under `NSUnderlyingErrorKey` (a redirect to a URL
+    /// Courier refuses, a body over its limit) as itself; anything else as ``Kind/transportFailed``.
     static func attemptFailed(_ error: URLError) -> CourierError {
         if error.code == .cannotOpenFile, let cause = error.userInfo[NSUnderlyingErrorKey] as? any Error {
             return (cause as? CourierError) ?? .createUploadableFailed(cause)
         }
+        if let carried = error.userInfo[NSUnderlyingErrorKey] as? CourierError { return carried }
         return .transportFailed(error)
     }
 
     /// A body exceeded `limit` bytes.
     public static func bodyTooLarge(limit: Int) -> CourierError {
         CourierError(.bodyTooLarge, .limit(limit))
+    }
+
+    /// More than `limit` response bytes waited in memory for a suspended request whose transfer
+    /// the transport cannot pause (see `URLSessionTransport.maximumHeldBytes`).
+    public static func bufferLimitExceeded(limit: Int) -> CourierError {
+        CourierError(.bufferLimitExceeded, .limit(limit))
+    }
+
+    /// The server's response is not valid HTTP, for `reason` (which names no header value);
+    /// `error` is what the transport's parser reported, if anything.
+    public static func invalidResponse(reason: String, underlying error: (any Error)? = nil) -> CourierError {
+        CourierError(.invalidResponse, .response(reason: reason, error: error))
     }
 
     /// An upload's body could not be opened or read, for `error`.
@@ -229,6 +259,7 @@ public struct CourierError: Error, Sendable {
         case .validation(.customValidationFailed(let error)): return error
         case .serialization(.decodingFailed(let error)), .serialization(.customSerializationFailed(let error)):
             return error
+        case .response(_, let error): return error
         case .url, .header, .validation, .serialization, .limit: return nil
         }
     }
@@ -240,7 +271,14 @@ public struct CourierError: Error, Sendable {
 
     /// The URL that could not be used, for ``Kind/invalidURL``.
     public var invalidURLString: String? {
-        if case .url(let url) = detail { return url }
+        if case .url(let url, _) = detail { return url }
+        return nil
+    }
+
+    /// Why the URL was refused, for ``Kind/invalidURL`` when Courier checked it before sending
+    /// (for example "its port is above 65535"); `nil` when it could not be parsed at all.
+    public var invalidURLReason: String? {
+        if case .url(_, let reason) = detail { return reason }
         return nil
     }
 }
@@ -249,7 +287,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
     /// What went wrong, in words a person can act on.
     public var errorDescription: String? {
         switch detail {
-        case .url(let url):
+        case .url(let url, let reason?):
+            return "The URL \"\(url)\" cannot be used: \(reason)."
+        case .url(let url, nil):
             return "The URL \"\(url)\" is not valid: check its scheme and host."
         case .header(_, let reason):
             return "A header cannot be sent: \(reason)."
@@ -260,8 +300,14 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .retry(let retryError, let originalError):
             return "Deciding whether to retry failed with \(retryError.localizedDescription) "
                 + "(the request had failed with \(originalError.localizedDescription))."
+        case .response(let reason, _):
+            return "The server's response is not valid HTTP: \(reason)."
+        case .limit(let limit) where kind == .bufferLimitExceeded:
+            return "More than \(limit) response bytes waited for a consumer that fell behind, and this "
+                + "transport cannot pause the transfer; read faster, or raise the limit."
         case .limit(let limit):
-            return "The body is larger than the limit of \(limit) bytes."
+            return "The body is larger than the limit of \(limit) bytes; raise "
+                + "Session.Configuration.maximumResponseBodySize, or use a download or a stream request."
         case .move(let error, let source, let destination):
             return "The download could not be moved from \(source.path) to \(destination.path): "
                 + error.localizedDescription

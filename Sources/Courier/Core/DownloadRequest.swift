@@ -257,7 +257,11 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
                     newBatch = WriteBatch(data)
                     transfer.openBatch = newBatch
                 }
-                guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark else {
+                // A transport that cannot pause (URLSession on Linux) would only hold the pieces
+                // in memory instead, up to its limit and then fail: the file keeps taking them.
+                guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark,
+                    Self.canHoldBack(task)
+                else {
                     return (newBatch, false)
                 }
                 transfer.isHoldingBack = true
@@ -267,6 +271,12 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         if holdBack { applyStateToTask() }
         if let newBatch { file.queue.async { [self] in write(newBatch) } }
         reportDownloadProgress()
+    }
+
+    /// Whether suspending `task` holds its transfer back on the network, rather than holding its
+    /// events in memory.
+    private static func canHoldBack(_ task: any TransportTask) -> Bool {
+        !(task is URLSessionTransportTask) || URLSessionTransport.pausesTransfers
     }
 
     /// On the file queue: writes what `batch` gathered, then releases the transfer if the writes

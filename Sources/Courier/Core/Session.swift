@@ -25,9 +25,16 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         public var headers: HTTPHeaders = .default
         /// Whether adding a response handler starts a request (`true`); if `false`, call `resume()`.
         public var startRequestsImmediately = true
-        /// The largest response body a ``DataRequest`` keeps in memory; a larger one fails the
-        /// request with ``CourierError/Kind/bodyTooLarge``. `nil` (the default) means no limit.
-        public var maximumResponseBodySize: Int?
+        /// The largest response body a ``DataRequest`` (and an upload) keeps in memory, counted
+        /// after decompression on every transport; a larger one fails the request with
+        /// ``CourierError/Kind/bodyTooLarge`` as soon as it passes the limit. 64 MiB by default
+        /// (``defaultMaximumResponseBodySize``), so that a server cannot fill the process's memory
+        /// (a 1 MB gzip body can inflate to 1 GiB); `nil` means no limit. Downloads write to disk
+        /// and stream requests hand bodies over in pieces: neither is bound by it.
+        public var maximumResponseBodySize: Int? = Configuration.defaultMaximumResponseBodySize
+
+        /// The default ``maximumResponseBodySize``: 64 MiB.
+        public static let defaultMaximumResponseBodySize = 64 * 1024 * 1024
         /// The timeout for each attempt, in seconds, when the URLRequest sets none (60 by default).
         public var timeoutInterval: TimeInterval = 60
         /// The longest a request may run, in seconds, over all its attempts and retry delays; past
@@ -439,11 +446,20 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
     }
 
-    /// Sends one attempt of `request` with `urlRequest`, unless a header is invalid (an adapter
-    /// may have added it) or the request ended while it was being adapted.
+    /// Sends one attempt of `request` with `urlRequest`, unless its URL or a header is invalid (an
+    /// adapter may have changed them) or the request ended while it was being adapted.
     private func perform(_ urlRequest: URLRequest, for request: Request) {
         guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
         let urlRequest = request.finalizingURLRequest(urlRequest)
+        // Before any transport sees it: SwiftNIO traps on a port above 65535.
+        guard let url = urlRequest.url else {
+            request.didFailToCreateURLRequest(with: .invalidURL("", reason: "the request has no URL"))
+            return
+        }
+        if let problem = URLValidation.problem(with: url) {
+            request.didFailToCreateURLRequest(with: problem)
+            return
+        }
         if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return

@@ -129,7 +129,12 @@ public struct RetryPolicy: RequestInterceptor {
         let isIdempotent =
             retryableHTTPMethods.contains(method) || urlRequest.value(forHTTPHeaderField: "Idempotency-Key") != nil
         guard isIdempotent || retriesNonIdempotentRequests else { return false }
-        if let code = error.urlError?.code { return retryableURLErrorCodes.contains(code) }
+        // Only a transport failure is read by its code: a response that is not valid HTTP, a body
+        // over its limit or a refused URL carry a URLError too, and another try will not mend them.
+        if error.kind == .transportFailed, let code = error.urlError?.code {
+            return retryableURLErrorCodes.contains(code)
+        }
+        if error.urlError != nil { return false }
         guard let response = request.response else { return false }
         if retryableHTTPStatusCodes.contains(response.statusCode) { return true }
         return response.statusCode == 429 && response.value(forHTTPHeaderField: "Retry-After") != nil

@@ -4,10 +4,72 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What Courier does to a request a server redirects, on every transport.
-enum RedirectPolicy {
+/// What Courier does to a request a server redirects, on every transport: which responses are
+/// followed, where to, with which method, and which headers are left behind.
+///
+/// A transport that follows redirects itself (AsyncHTTPClient's, with its own following turned
+/// off) asks ``nextHop(status:location:method:from:)`` for every response head, so every
+/// `Location` is checked by ``URLValidation`` before a connection is made to it.
+@_spi(CourierTransport)
+public enum RedirectPolicy {
     /// Headers that carry credentials and must not follow a redirect to another origin.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// Headers that describe a body, dropped when a redirect turns the request into a GET.
+    public static let bodyHeaders = ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"]
+
+    /// The most redirects a request follows by default, as URLSession.
+    public static let defaultMaximumRedirects = 16
+
+    /// The request a redirect leads to.
+    public struct Hop: Sendable, Equatable {
+        /// Where the next request goes (absolute).
+        public var url: URL
+        /// The next request's method.
+        public var method: String
+        /// Whether the body is dropped (the method became GET), with the headers describing it.
+        public var dropsBody: Bool
+        /// Whether the hop leaves the origin, so ``credentialHeaders`` are dropped.
+        public var leavesOrigin: Bool
+    }
+
+    /// What to do with a response head.
+    public enum Decision: Sendable {
+        /// Not a redirect Courier follows (not a 301, 302, 303, 307 or 308; no `Location`; one
+        /// that is not a URL, or leads to another scheme than http or https): the response is
+        /// the answer.
+        case deliver
+        /// Follow it.
+        case follow(Hop)
+        /// Refuse it: the `Location` is a URL Courier will not connect to (a port above 65535,
+        /// no host). The error is a ``CourierError`` of kind ``CourierError/Kind/invalidURL``.
+        case fail(CourierError)
+    }
+
+    /// Decides what a response with `status` and `location` (its `Location` header) means for a
+    /// request made with `method` to `currentURL`.
+    ///
+    /// The method table is URLSession's and AsyncHTTPClient's: 303 turns anything but HEAD into
+    /// GET; 301 and 302 turn POST into GET; 307 and 308 keep the method and body.
+    public static func nextHop(status: Int, location: String?, method: String, from currentURL: URL) -> Decision {
+        guard [301, 302, 303, 307, 308].contains(status), let location, !location.isEmpty,
+            let next = URL(string: location, relativeTo: currentURL)?.absoluteURL,
+            let scheme = next.scheme?.lowercased(), URLValidation.supportedSchemes.contains(scheme)
+        else { return .deliver }
+        if let problem = URLValidation.reason(rejecting: next.absoluteString) {
+            return .fail(.invalidURL(next.absoluteString, reason: "the server redirected to it, and \(problem)"))
+        }
+        let upper = method.uppercased()
+        let becomesGet = (status == 303 && upper != "HEAD") || ((status == 301 || status == 302) && upper == "POST")
+        return .follow(
+            Hop(
+                url: next,
+                method: becomesGet ? "GET" : method,
+                dropsBody: becomesGet,
+                leavesOrigin: !isSameOrigin(currentURL, next)
+            )
+        )
+    }
 
     /// `request` without credential headers when it leaves the origin (scheme, host, port) of `previousURL`.
     static func strippingCredentials(from request: URLRequest, redirectedFrom previousURL: URL?) -> URLRequest {
@@ -20,7 +82,7 @@ enum RedirectPolicy {
     }
 
     /// Whether two URLs share scheme, host and (effective) port.
-    static func isSameOrigin(_ first: URL, _ second: URL) -> Bool {
+    public static func isSameOrigin(_ first: URL, _ second: URL) -> Bool {
         first.scheme?.lowercased() == second.scheme?.lowercased()
             && first.host?.lowercased() == second.host?.lowercased()
             && effectivePort(first) == effectivePort(second)

@@ -15,12 +15,27 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
+    /// The most response bytes a task holds for a suspended request when the transfer cannot be
+    /// paused (FoundationNetworking); past it the request fails with
+    /// ``CourierError/Kind/bufferLimitExceeded`` rather than growing without end.
+    public let maximumHeldBytes: Int
 
     /// Creates a transport with a session made from `configuration`.
     ///
-    /// - Parameter configuration: The URLSession configuration; by default `.default` with no URL
-    ///   cache and no cookie handling. Its delegate queue is always Courier's own serial queue.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+    /// - Parameters:
+    ///   - configuration: The URLSession configuration; by default `.default` with no URL cache
+    ///     and no cookie handling. Its delegate queue is always Courier's own serial queue.
+    ///   - maximumHeldBytes: Where the transfer cannot be paused (FoundationNetworking on Linux),
+    ///     the most response bytes held in memory for a request that is suspended, such as a
+    ///     stream whose consumer fell behind (16 MiB by default; at least 64 KiB). Past it, the
+    ///     request fails with ``CourierError/Kind/bufferLimitExceeded``. Apple's URLSession pauses
+    ///     the transfer instead, and holds nothing.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        maximumHeldBytes: Int = URLSessionTransport.defaultMaximumHeldBytes,
+        idleTimeout: TimeInterval = 0
+    ) {
+        self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -63,6 +78,9 @@ public final class URLSessionTransport: Transport {
         #endif
     }()
 
+    /// The default of ``maximumHeldBytes``: 16 MiB.
+    public static let defaultMaximumHeldBytes = 16 * 1024 * 1024
+
     /// `URLSessionConfiguration.default` without a URL cache and without automatic cookies.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
@@ -79,6 +97,7 @@ public final class URLSessionTransport: Transport {
         body: RequestBody?,
         eventHandler: any TransportEventHandler
     ) -> any TransportTask {
+        let idleTimeout = request.timeoutInterval
         var request = Self.withWorkingTimeout(request)
         let dataTask: URLSessionDataTask
         switch body?.source {
@@ -99,7 +118,9 @@ public final class URLSessionTransport: Transport {
             dataTask: dataTask,
             body: body,
             delegateQueue: session.delegateQueue,
-            eventHandler: eventHandler
+            eventHandler: eventHandler,
+            maximumHeldBytes: maximumHeldBytes,
+            idleTimeout: idleTimeout
         )
         router.register(task, for: dataTask.taskIdentifier)
         return task
@@ -135,6 +156,16 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         var declinedChallengeResponse: HTTPURLResponse?
         /// Why the body stream could not be opened; the task was cancelled for it.
         var bodyError: (any Error)?
+        /// Why Courier stopped the transfer itself (a redirect to a URL it refuses, too many bytes
+        /// held for a suspended consumer); the task was cancelled for it, and fails with this.
+        var stopReason: URLError?
+        /// Bytes of body held in ``heldEvents``.
+        var heldBytes = 0
+        /// When the last event (head, body, bytes sent) arrived, or the caller last resumed: the
+        /// idle timeout counts from here.
+        var lastActivity = DispatchTime.now()
+        /// Redirects followed so far.
+        var redirectCount = 0
     }
 
     /// What the data task reported while the caller had suspended the attempt.
@@ -153,17 +184,113 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     /// request alive. Events for a request that is gone have nobody to tell.
     weak let eventHandler: (any TransportEventHandler)?
     private let state = Protected(Progress())
+    /// See ``URLSessionTransport/maximumHeldBytes``.
+    private let maximumHeldBytes: Int
+    /// The request's `timeoutInterval`: the longest the attempt may go without an event (the
+    /// response head, a piece of body, body bytes sent). Courier keeps this clock itself, with
+    /// the AsyncHTTPClient transport's rule: libcurl's own counts bytes, so a head trickled a byte
+    /// at a time would never time out here and time out at once there.
+    private let idleTimeout: TimeInterval?
 
     init(
         dataTask: URLSessionDataTask,
         body: RequestBody?,
         delegateQueue: OperationQueue,
-        eventHandler: any TransportEventHandler
+        eventHandler: any TransportEventHandler,
+        maximumHeldBytes: Int = URLSessionTransport.defaultMaximumHeldBytes,
+        idleTimeout: TimeInterval = 0
     ) {
         self.dataTask = dataTask
         self.body = body
         self.delegateQueue = delegateQueue
         self.eventHandler = eventHandler
+        self.maximumHeldBytes = maximumHeldBytes
+        self.idleTimeout = idleTimeout > 0 && idleTimeout < 1e9 ? idleTimeout : nil
+    }
+
+    /// Why a redirect to `url` is not followed, or `nil` to follow it: past
+    /// ``RedirectPolicy/defaultMaximumRedirects``, or to a URL Courier will not send to.
+    func refusal(ofRedirectTo url: URL?) -> URLError? {
+        let count = state.withLock { state -> Int in
+            state.redirectCount += 1
+            return state.redirectCount
+        }
+        guard count <= RedirectPolicy.defaultMaximumRedirects else { return URLError(.httpTooManyRedirects) }
+        guard let url else { return URLError(.badURL) }
+        guard let reason = URLValidation.reason(rejecting: url.absoluteString) else { return nil }
+        let error = CourierError.invalidURL(url.absoluteString, reason: "the server redirected to it, and \(reason)")
+        return URLError(
+            .badURL,
+            userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
+        )
+    }
+
+    /// Something moved: the idle clock starts again.
+    func noteActivity() {
+        state.withLock { $0.lastActivity = .now() }
+    }
+
+    /// Checks the idle timeout in `seconds`; weak, so a pending check keeps no finished attempt alive.
+    private func checkIdleTimeout(after seconds: TimeInterval) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in self?.checkIdleTimeout() }
+    }
+
+    /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
+    /// else checks again when it next could. A suspended attempt is paused by its caller, not
+    /// idle, so its clock restarts.
+    private func checkIdleTimeout() {
+        guard let idleTimeout else { return }
+        let now = DispatchTime.now()
+        let wait = state.withLock { state -> TimeInterval? in
+            guard !state.completed, !state.isCancelled, state.stopReason == nil else { return nil }
+            if state.isSuspended { state.lastActivity = now }
+            let idle = Double(now.uptimeNanoseconds &- state.lastActivity.uptimeNanoseconds) / 1e9
+            return idleTimeout - idle
+        }
+        guard let wait else { return }
+        if wait > 0 {
+            checkIdleTimeout(after: wait)
+            return
+        }
+        let seconds = idleTimeout
+        stop(
+            with: URLError(
+                .timedOut,
+                userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(seconds) s)."]
+            )
+        )
+    }
+
+    /// Stops the transfer for `reason`: nothing more is delivered, and the attempt fails with it,
+    /// carried in a `URLError` so that the request reports the ``CourierError`` itself.
+    func stop(for reason: CourierError) {
+        let code: URLError.Code
+        switch reason.kind {
+        case .invalidURL: code = .badURL
+        case .invalidResponse: code = .badServerResponse
+        default: code = .dataLengthExceedsMaximum
+        }
+        stop(
+            with: URLError(
+                code,
+                userInfo: [NSUnderlyingErrorKey: reason, NSLocalizedDescriptionKey: reason.localizedDescription]
+            )
+        )
+    }
+
+    /// Stops the transfer with `reason`: nothing more is delivered, and the attempt fails with it.
+    func stop(with reason: URLError) {
+        let isFirst = state.withLock { state -> Bool in
+            guard state.stopReason == nil, !state.completed else { return false }
+            state.stopReason = reason
+            state.heldEvents.removeAll()
+            state.heldBytes = 0
+            return true
+        }
+        guard isFirst else { return }
+        // FoundationNetworking may call from its own work queue, which cancel() waits for: not from here.
+        let dataTask = self.dataTask
+        DispatchQueue.global().async { dataTask.cancel() }
     }
 
     /// A new stream over the body for URLSession to send, or `nil` (the task is then cancelled
@@ -183,17 +310,20 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
 
     func resume() {
         // Under the lock, so calls from two threads reach the data task in the order they were decided.
-        let replaysHeldEvents = state.withLock { state -> Bool in
-            if state.startDate == nil { state.startDate = Date() }
-            guard state.isSuspended else { return false }
+        let (replaysHeldEvents, startsClock) = state.withLock { state -> (Bool, Bool) in
+            let isFirst = state.startDate == nil
+            if isFirst { state.startDate = Date() }
+            guard state.isSuspended else { return (false, false) }
             state.isSuspended = false
+            state.lastActivity = .now()
             if !state.hasStarted || URLSessionTransport.pausesTransfers {
                 state.hasStarted = true
                 dataTask.resume()
-                return false
+                return (false, isFirst)
             }
-            return !state.heldEvents.isEmpty
+            return (!state.heldEvents.isEmpty, isFirst)
         }
+        if startsClock, let idleTimeout { checkIdleTimeout(after: idleTimeout) }
         if replaysHeldEvents {
             // On the delegate queue, so they stay in order with what the task reports next.
             delegateQueue.addOperation { [self] in deliverHeldEvents() }
@@ -208,21 +338,31 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         }
     }
 
-    /// Holds `event` while the attempt is suspended (or earlier events still wait), else lets it through.
+    /// Holds `event` while the attempt is suspended (or earlier events still wait), else lets it
+    /// through. Past ``maximumHeldBytes`` of held body, the transfer is stopped instead.
     private func holds(_ event: HeldEvent) -> Bool {
         guard !URLSessionTransport.pausesTransfers else { return false }
-        return state.withLock { state in
-            guard state.isSuspended || !state.heldEvents.isEmpty else { return false }
+        let overflows = state.withLock { state -> Bool? in
+            guard state.isSuspended || !state.heldEvents.isEmpty else { return nil }
+            if case .data(let data) = event {
+                state.heldBytes += data.count
+                if state.heldBytes > maximumHeldBytes { return true }
+            }
             state.heldEvents.append(event)
-            return true
+            return false
         }
+        guard let overflows else { return false }
+        if overflows { stop(for: .bufferLimitExceeded(limit: maximumHeldBytes)) }
+        return true
     }
 
     /// Delivers the held events in order until none is left or the attempt is suspended again.
     private func deliverHeldEvents() {
         while let event = state.withLock({ state -> HeldEvent? in
             guard !state.isSuspended, !state.heldEvents.isEmpty else { return nil }
-            return state.heldEvents.removeFirst()
+            let event = state.heldEvents.removeFirst()
+            if case .data(let data) = event { state.heldBytes -= data.count }
+            return event
         }) {
             switch event {
             case .response(let response): deliver(response)
@@ -254,8 +394,19 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didReceive(_ response: HTTPURLResponse) {
+        guard !isStopped else { return }
+        noteActivity()
+        // libcurl takes framing that SwiftNIO rightly refuses (RFC 9112 §6.3); both transports
+        // must answer alike, so the refusal is made here too.
+        if let problem = ResponseFraming.problem(in: response.allHeaderFields) {
+            stop(for: .invalidResponse(reason: problem))
+            return
+        }
         if !holds(.response(response)) { deliver(response) }
     }
+
+    /// Whether Courier stopped the transfer: what the data task still reports is dropped.
+    private var isStopped: Bool { state.withLock { $0.stopReason != nil } }
 
     private func deliver(_ response: HTTPURLResponse) {
         state.withLock {
@@ -266,6 +417,8 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didReceive(_ data: Data) {
+        guard !isStopped else { return }
+        noteActivity()
         if !holds(.data(data)) { deliver(data) }
     }
 
@@ -282,8 +435,8 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didComplete(with error: (any Error)?) {
-        // A cancellation is the caller's: it goes through even while suspended.
-        if state.withLock({ $0.isCancelled }) {
+        // A cancellation is the caller's, a stop Courier's: either goes through even while suspended.
+        if state.withLock({ $0.isCancelled || $0.stopReason != nil }) {
             state.withLock { $0.heldEvents.removeAll() }
         } else if holds(.completion(error)) {
             return
@@ -330,12 +483,21 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
                 userInfo: [NSUnderlyingErrorKey: bodyError, NSLocalizedDescriptionKey: "\(bodyError)"]
             )
         }
-        if let error = urlError,
+        if let reason = progress.stopReason, !progress.isCancelled {
+            urlError = reason
+        } else if let error = urlError,
             let code = Self.codeApplesURLSessionReports(for: error, afterResponse: progress.responseDate != nil)
         {
             urlError = URLError(
                 code,
                 userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
+            )
+        } else if let error = urlError, error.code == .badServerResponse {
+            // libcurl found the response malformed: the same CourierError as SwiftNIO's parser gives.
+            let reason = CourierError.invalidResponse(reason: error.localizedDescription, underlying: error)
+            urlError = URLError(
+                .badServerResponse,
+                userInfo: [NSUnderlyingErrorKey: reason, NSLocalizedDescriptionKey: reason.localizedDescription]
             )
         }
         eventHandler?.transportTask(self, didCompleteWith: urlError, metrics: metrics)
@@ -420,6 +582,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         totalBytesExpectedToSend: Int64
     ) {
         guard let task = task(for: sessionTask) else { return }
+        task.noteActivity()
         // A streamed body reports an expected length of 0: the body knows better, if anyone does.
         let expected = task.body?.length ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         task.eventHandler?.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
@@ -440,6 +603,13 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        // Every Location is checked as a request's own URL is, and counted against the same limit
+        // as on AsyncHTTPClient: FoundationNetworking sets none.
+        if let refusal = self.task(for: task)?.refusal(ofRedirectTo: request.url) {
+            self.task(for: task)?.stop(with: refusal)
+            completionHandler(nil)
+            return
+        }
         completionHandler(RedirectPolicy.strippingCredentials(from: request, redirectedFrom: task.currentRequest?.url))
     }
 

@@ -15,6 +15,7 @@ import NIOHTTP1
 /// | `/fault/attempts/:key` | how many requests the keyed routes counted for `key` |
 /// | `/fault/slow-headers?seconds=S` | the head trickles out over `S` s (default 2), then a `/get` body |
 /// | `/fault/huge-header?bytes=N` | a `X-Huge-Header` of `N` bytes (default 65,536), then a `/get` body |
+/// | `/fault/gzip-bomb/:mib` | `Content-Encoding: gzip` over `mib` MiB of zeros (at most 4,096): about 1 KB on the wire per MiB inflated |
 enum FaultRoutes {
     static var routes: [Route] {
         [
@@ -54,6 +55,18 @@ enum FaultRoutes {
                     state.configuration.maximumWait
                 )
                 return .respond(response)
+            },
+            Route("/fault/gzip-bomb/:mib") { request, _ in
+                guard let mebibytes = request.integerParameter("mib"), (0...4096).contains(mebibytes),
+                    let body = Compression.compressedZeros(count: mebibytes << 20, format: .gzip)
+                else { return RedirectRoutes.notFound }
+                return .respond(
+                    ServerResponse(
+                        status: .ok,
+                        headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")],
+                        body: .bytes(body)
+                    )
+                )
             },
             Route("/fault/huge-header", methods: Routes.anyMethod) { request, _ in
                 let size = min(max(0, request.queryInteger("bytes", default: 65_536)), 64 * 1024 * 1024)

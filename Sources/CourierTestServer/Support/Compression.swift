@@ -43,3 +43,47 @@ enum Compression {
         return Array(output.prefix(Int(stream.total_out)))
     }
 }
+
+extension Compression {
+    /// `count` zero bytes compressed as `format`, made a megabyte at a time so that a body which
+    /// inflates to gigabytes (a "zip bomb", for testing a client's limits) never exists inflated.
+    static func compressedZeros(count: Int, format: Format) -> [UInt8]? {
+        var stream = z_stream()
+        let initResult = deflateInit2_(
+            &stream,
+            Z_BEST_SPEED,
+            Z_DEFLATED,
+            format.windowBits,
+            8,
+            Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION,
+            Int32(MemoryLayout<z_stream>.size)
+        )
+        guard initResult == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        var zeros = [UInt8](repeating: 0, count: 1 << 20)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var output: [UInt8] = []
+        var remaining = max(0, count)
+        while true {
+            let take = min(remaining, zeros.count)
+            remaining -= take
+            let flush = remaining == 0 ? Z_FINISH : Z_NO_FLUSH
+            var result = Z_OK
+            zeros.withUnsafeMutableBufferPointer { input in
+                stream.next_in = input.baseAddress
+                stream.avail_in = uInt(take)
+                repeat {
+                    chunk.withUnsafeMutableBufferPointer { out in
+                        stream.next_out = out.baseAddress
+                        stream.avail_out = uInt(out.count)
+                        result = deflate(&stream, flush)
+                        output.append(contentsOf: out.prefix(out.count - Int(stream.avail_out)))
+                    }
+                } while stream.avail_out == 0
+            }
+            if result == Z_STREAM_ERROR { return nil }
+            if flush == Z_FINISH { return result == Z_STREAM_END ? output : nil }
+        }
+    }
+}

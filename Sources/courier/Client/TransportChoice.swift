@@ -17,10 +17,12 @@ enum TransportChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     func makeTransport(followsRedirects: Bool, maximumRedirects: Int) -> any Transport {
         switch self {
         case .nio:
-            var configuration = AsyncHTTPClientTransport.defaultConfiguration()
-            configuration.redirectConfiguration =
-                followsRedirects ? .follow(max: maximumRedirects, allowCycles: false) : .disallow
-            return AsyncHTTPClientTransport(configuration: configuration)
+            let configuration = AsyncHTTPClientTransport.defaultConfiguration()
+            // Courier follows redirects itself, checking every Location before connecting to it.
+            return AsyncHTTPClientTransport(
+                configuration: configuration,
+                maximumRedirects: followsRedirects ? maximumRedirects : 0
+            )
         case .urlsession:
             return URLSessionTransport()
         }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The checks on how a response says where its body ends, which SwiftNIO's parser makes and
+/// libcurl does not: Courier applies them on URLSession too, so a response is refused or taken
+/// alike on both transports.
+enum ResponseFraming {
+    /// Why the head's framing headers cannot be trusted, or `nil` when they can: `Content-Length`
+    /// values that disagree or are not numbers (two fields, or one field with a list), or
+    /// `Content-Length` together with `Transfer-Encoding` (a request-smuggling shape, RFC 9112
+    /// §6.3). Linear in the headers.
+    static func problem(in headers: [AnyHashable: Any]) -> String? {
+        var contentLengths: [String] = []
+        var hasTransferEncoding = false
+        for (key, value) in headers {
+            guard let name = key as? String, let value = value as? String else { continue }
+            if name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+                contentLengths.append(value)
+            } else if name.caseInsensitiveCompare("Transfer-Encoding") == .orderedSame {
+                hasTransferEncoding = true
+            }
+        }
+        guard !contentLengths.isEmpty else { return nil }
+        if hasTransferEncoding { return "Content-Length and Transfer-Encoding together" }
+        // Fields that were merged arrive as one comma-separated list.
+        var length: Substring?
+        for field in contentLengths {
+            for item in field.split(separator: ",", omittingEmptySubsequences: false) {
+                let item = item.trimmingCharacters(in: .whitespaces)[...]
+                guard !item.isEmpty, item.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return "a Content-Length that is not a number"
+                }
+                if let length, length != item { return "conflicting Content-Length values" }
+                length = item
+            }
+        }
+        return nil
+    }
+}

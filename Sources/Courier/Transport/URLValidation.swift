@@ -1,0 +1,88 @@
+import Foundation
+
+/// The check every URL passes before a transport sees it: scheme `http` or `https`, a host, and
+/// a port from 0 to 65535.
+///
+/// Why Courier checks rather than trusting the transport: SwiftNIO traps (kills the process) on a
+/// port above 65535, and Foundation's `URL` accepts `http://127.0.0.1:65536/` as it is, so a
+/// server could crash a client with one redirect. A port too long for an `Int` reads as no port at
+/// all (`URL.port` is `nil`), which would silently send the request to port 80. Both are refused
+/// here, from the URL's text, whatever `URL` made of it.
+///
+/// Transports call this for every URL they connect to on their own (a redirect's `Location`);
+/// ``Session`` calls it for every attempt.
+@_spi(CourierTransport)
+public enum URLValidation {
+    /// The schemes Courier sends requests to.
+    public static let supportedSchemes: Set<String> = ["http", "https"]
+
+    /// `nil` when `url` can be handed to a transport, else the ``CourierError`` (of kind
+    /// ``CourierError/Kind/invalidURL``) that says why not. The URL in the error has its user
+    /// info removed.
+    public static func problem(with url: URL) -> CourierError? {
+        guard let reason = reason(rejecting: url.absoluteString) else { return nil }
+        return .invalidURL(url.absoluteString, reason: reason)
+    }
+
+    /// Why `text` (an absolute URL) cannot be sent, or `nil` if it can. Reads the authority
+    /// from the text itself, in one pass: `URL`'s own accessors hide an overflowing port.
+    static func reason(rejecting text: String) -> String? {
+        let utf8 = Array(text.utf8)
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return "it has no scheme" }
+        let scheme = String(decoding: utf8[..<colon], as: UTF8.self).lowercased()
+        guard supportedSchemes.contains(scheme) else {
+            return scheme.isEmpty ? "it has no scheme" : "the scheme \"\(scheme)\" is not http or https"
+        }
+        var index = colon + 1
+        guard utf8.count >= index + 2, utf8[index] == UInt8(ascii: "/"), utf8[index + 1] == UInt8(ascii: "/") else {
+            return "it has no host"
+        }
+        index += 2
+        var end = index
+        while end < utf8.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(utf8[end]) {
+            end += 1
+        }
+        var authority = utf8[index..<end]
+        // User info ends at the last "@"; it is never part of the host or port.
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            authority = authority[(at + 1)...]
+        }
+        let host: ArraySlice<UInt8>
+        let port: ArraySlice<UInt8>?
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "its IPv6 host has no \"]\"" }
+            host = authority[authority.startIndex...close]
+            let rest = authority[(close + 1)...]
+            if rest.isEmpty {
+                port = nil
+            } else if rest.first == UInt8(ascii: ":") {
+                port = rest.dropFirst()
+            } else {
+                return "its host is followed by something that is not a port"
+            }
+            guard host.count > 2 else { return "it has no host" }
+        } else if let portColon = authority.lastIndex(of: UInt8(ascii: ":")) {
+            host = authority[..<portColon]
+            port = authority[(portColon + 1)...]
+        } else {
+            host = authority
+            port = nil
+        }
+        guard !host.isEmpty else { return "it has no host" }
+        if let byte = host.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            return byte == 0x20 ? "its host contains a space" : "its host contains a control character"
+        }
+        if let port, !port.isEmpty {
+            guard port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return "its port is not a number"
+            }
+            // Leading zeros are allowed (RFC 3986), so count the value, not the digits.
+            var value = 0
+            for digit in port {
+                value = value * 10 + Int(digit - UInt8(ascii: "0"))
+                if value > 65_535 { return "its port is above 65535" }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable @_spi(CourierTransport) import Courier
+
+@Suite struct URLValidationTests {
+    @Test(arguments: [
+        "http://127.0.0.1/", "https://example.org:443/a?b#c", "http://[::1]:8080/", "http://h:0/",
+        "http://h:65535", "HTTP://H/", "http://u:p@h:80/", "http://h:/x", "http://h:08080/",
+    ])
+    func acceptsWhatCanBeSent(text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(URLValidation.problem(with: url) == nil)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:65536/", "port"), ("http://[::1]:70000/", "port"),
+        ("http://h:99999999999999999999/", "port"), ("ftp://h/", "scheme"),
+        ("file:///etc/passwd", "scheme"), ("http:///x", "host"), ("http://:80/", "host"), ("http://[]/", "host"),
+    ])
+    func refusesWhatATransportCouldTrapOnOrMisroute(text: String, word: String) throws {
+        let url = try #require(URL(string: text))
+        let error = try #require(URLValidation.problem(with: url))
+        #expect(error.kind == .invalidURL)
+        #expect(error.invalidURLReason?.contains(word) == true, "\(error)")
+    }
+
+    /// Texts `URL` itself refuses, checked as text (a transport could be handed one some other way).
+    @Test(arguments: [("http://h:12a/", "port"), ("http://[::1/", "]"), ("http://[::1]x/", "port")])
+    func refusesMalformedAuthorities(text: String, word: String) {
+        #expect(URLValidation.reason(rejecting: text)?.contains(word) == true)
+    }
+
+    @Test func theReasonIsLinearInTheURL() {
+        // A million-character authority is checked in one pass (a quadratic scan would take minutes).
+        let text = "http://" + String(repeating: "a:", count: 500_000) + "1/"
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { _ = URLValidation.reason(rejecting: text) }
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test func userInfoNeverReachesTheError() throws {
+        let url = try #require(URL(string: "http://alice:s3cret@127.0.0.1:70000/path"))
+        let error = try #require(URLValidation.problem(with: url))
+        #expect(!"\(error)".contains("s3cret"))
+        #expect(error.invalidURLString == "http://127.0.0.1:70000/path")
+    }
+
+    @Test(arguments: [
+        ("http://u:p@h/x", "http://h/x"), ("http://h/x@y", "http://h/x@y"), ("http://a@b@h:1/", "http://h:1/"),
+        ("no scheme", "no scheme"), ("http://h?q=a@b", "http://h?q=a@b"),
+    ])
+    func redactionRemovesOnlyTheUserInfo(text: String, expected: String) {
+        #expect(URLRedaction.removingUserInfo(from: text) == expected)
+    }
+}
+
+@Suite struct RedirectPolicyTests {
+    private let origin = URL(string: "http://127.0.0.1:8080/start") ?? URL(fileURLWithPath: "/")
+
+    private func followed(_ decision: RedirectPolicy.Decision) -> RedirectPolicy.Hop? {
+        if case .follow(let hop) = decision { return hop }
+        return nil
+    }
+
+    @Test(arguments: [
+        (301, "POST", "GET", true), (302, "POST", "GET", true), (303, "POST", "GET", true), (303, "PUT", "GET", true),
+        (303, "HEAD", "HEAD", false), (301, "PUT", "PUT", false), (302, "GET", "GET", false),
+        (307, "POST", "POST", false), (308, "PATCH", "PATCH", false),
+    ])
+    func theMethodTable(status: Int, method: String, next: String, dropsBody: Bool) throws {
+        let hop = try #require(
+            followed(RedirectPolicy.nextHop(status: status, location: "/next", method: method, from: origin))
+        )
+        #expect(hop.method == next)
+        #expect(hop.dropsBody == dropsBody)
+        #expect(hop.url.absoluteString == "http://127.0.0.1:8080/next")
+        #expect(!hop.leavesOrigin)
+    }
+
+    @Test(
+        arguments: [
+            (200, "/x"), (304, "/x"), (300, "/x"), (302, nil), (302, ""), (302, "mailto:a@b"), (302, "ftp://h/"),
+        ] as [(Int, String?)]
+    )
+    func deliversWhatIsNotARedirectToFollow(status: Int, location: String?) {
+        guard case .deliver = RedirectPolicy.nextHop(status: status, location: location, method: "GET", from: origin)
+        else {
+            Issue.record("expected the response to be delivered")
+            return
+        }
+    }
+
+    @Test(arguments: ["http://127.0.0.1:65536/", "http://[::1]:70000/", "//127.0.0.1:99999999999999999999/"])
+    func refusesALocationATransportWouldTrapOn(location: String) {
+        guard
+            case .fail(let error) = RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: origin)
+        else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(error.kind == .invalidURL)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/a", false), ("http://127.0.0.1:8081/a", true), ("https://127.0.0.1:8080/a", true),
+        ("http://localhost:8080/a", true),
+    ])
+    func leavingTheOriginIsSchemeHostAndPort(location: String, leaves: Bool) throws {
+        let hop = try #require(
+            followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: origin))
+        )
+        #expect(hop.leavesOrigin == leaves)
+    }
+}
+
+@Suite struct ResponseFramingTests {
+    @Test(arguments: [
+        ["Content-Length": "5"], ["content-length": "5, 5"], ["Transfer-Encoding": "chunked"], [:],
+        ["Content-Length": "0"],
+    ])
+    func acceptsConsistentFraming(headers: [String: String]) {
+        #expect(ResponseFraming.problem(in: headers) == nil)
+    }
+
+    @Test(arguments: [
+        ["Content-Length": "5, 6"], ["Content-Length": "5", "Transfer-Encoding": "chunked"],
+        ["Content-Length": "-1"], ["Content-Length": "five"], ["Content-Length": "5,"],
+    ])
+    func refusesConflictingFraming(headers: [String: String]) {
+        #expect(ResponseFraming.problem(in: headers) != nil)
+    }
+}
