@@ -2,6 +2,7 @@ import Courier
 import CourierNIO
 import CourierTestServer
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -190,6 +191,43 @@ import FoundationNetworking
             #expect(data.count == 2048)
             await session.invalidate()
             await unlimited.invalidate()
+        }
+    }
+
+    /// A suspended request whose transfer cannot be paused (URLSession on Linux) holds what
+    /// arrives in memory up to a limit, then fails rather than growing without end.
+    @Test(.enabled(if: !URLSessionTransport.pausesTransfers))
+    func bytesHeldForASuspendedRequestAreBounded() async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Session(transport: URLSessionTransport(maximumHeldBytes: 64 * 1024))
+            let request = session.request(server.url("/range/8388608"))
+            let suspended = Mutex(false)
+            request.downloadProgress { [request] progress in
+                guard progress.completedUnitCount > 0 else { return }
+                let isFirst = suspended.withLock { wasSuspended in
+                    defer { wasSuspended = true }
+                    return !wasSuspended
+                }
+                if isFirst { request.suspend() }
+            }
+            let error = await failure(of: request)
+            #expect(error?.kind == .bufferLimitExceeded, "\(String(describing: error))")
+            #expect(request.isSuspended || request.isFinished)
+            await session.invalidate()
+        }
+    }
+
+    // MARK: - Time
+
+    /// A head trickled out over 4 s, a byte at a time, is no event until it is whole: a 1.5 s
+    /// idle timeout ends the attempt on both transports (libcurl's byte clock never would).
+    @Test(arguments: TransportKind.allCases)
+    func aTrickledHeadTimesOutAlike(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.timeoutInterval = 1.5 }
+            let error = await failure(of: session.request(server.url("/fault/slow-headers?seconds=4")))
+            #expect(error?.urlError?.code == .timedOut, "\(String(describing: error))")
+            await session.invalidate()
         }
     }
 
