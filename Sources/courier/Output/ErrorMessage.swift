@@ -11,6 +11,17 @@ enum ErrorMessage {
     /// The message for `error`, met while requesting `url`; `timeout` is the `--timeout` in force.
     static func describe(_ error: CourierError, url: URL, timeout: Double? = nil) -> String {
         let endpoint = Self.endpoint(of: url)
+        switch error.kind {
+        case .invalidURL:
+            // Courier's own words: the reason, and the URL without its user info.
+            return error.errorDescription ?? "the URL is not valid"
+        case .invalidResponse:
+            return "\(endpoint) sent a response that is not valid HTTP (\(error.errorDescription ?? "malformed"))"
+        case .bodyTooLarge, .bufferLimitExceeded:
+            return error.errorDescription ?? "the response is larger than the limit"
+        default:
+            break
+        }
         if let urlError = error.urlError {
             switch urlError.code {
             case .cannotConnectToHost:
@@ -25,8 +36,10 @@ enum ErrorMessage {
             case .notConnectedToInternet:
                 return "could not connect to \(endpoint) (no network)"
             case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-                .serverCertificateNotYetValid, .secureConnectionFailed:
+                .serverCertificateNotYetValid:
                 return "the TLS connection to \(endpoint) failed (the certificate is not trusted)"
+            case .secureConnectionFailed:
+                return "the TLS handshake with \(endpoint) failed (is it an HTTPS server?)"
             case .httpTooManyRedirects:
                 return "too many redirects from \(endpoint) (raise --max-redirects)"
             case .badServerResponse:
@@ -40,8 +53,6 @@ enum ErrorMessage {
         switch error.kind {
         case .createUploadableFailed, .multipartEncodingFailed:
             return "could not read the body to send: \(underlying(error))"
-        case .invalidURL:
-            return "the URL \(url.absoluteString) is not valid"
         case .invalidHeader:
             return error.errorDescription ?? "a header cannot be sent"
         case .serverTrustEvaluationFailed:
