@@ -63,8 +63,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var pendingRedirect: HTTPClient.Request?
         /// Bytes of the redirect's body dropped so far.
         var drainedBytes = 0
-        /// Every URL requested, to stop a redirect cycle.
-        var visitedURLs: Set<String> = []
         /// Body bytes sent in the current hop (a redirect that resends the body counts afresh).
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -221,10 +219,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
-        state.withLockedValue { state in
-            state.currentRequest = request
-            state.visitedURLs.insert(request.url.absoluteString)
-        }
+        state.withLockedValue { $0.currentRequest = request }
         if let eventLoop = execute(request, hop: 0) { checkIdleTimeout(on: eventLoop) }
     }
 
@@ -430,7 +425,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             case .follow(let next):
                 // A body that can be read only once cannot go again: the redirect is the answer.
                 if !next.dropsBody, let body, !body.isReplayable { return .deliver(state.currentURL) }
-                guard state.hop < maximumRedirects, !state.visitedURLs.contains(next.url.absoluteString) else {
+                // The limit alone ends a loop, as on URLSession: the same URL may rightly come
+                // twice (a POST answered 303 to itself).
+                guard state.hop < maximumRedirects else {
                     return .fail(URLError(.httpTooManyRedirects))
                 }
                 do {
@@ -570,21 +567,31 @@ final class AsyncHTTPClientTransportTask: TransportTask {
 
     /// Moves on from hop `hop` to the redirect's request, unless the attempt ended meanwhile.
     private func startNextHop(with request: HTTPClient.Request, after hop: Int) {
-        let nextHop = state.withLockedValue { state -> Int? in
-            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return nil }
+        enum Action {
+            case none
+            case start(Int)
+            /// A cancel() reached the hop that just ended, too late for AsyncHTTPClient to report
+            /// it (a finished task ignores a cancel): the attempt ends here.
+            case completeCancelled
+        }
+        let action = state.withLockedValue { state -> Action in
+            guard case .running = state.phase, state.hop == hop else { return .none }
+            guard !state.isCancelling else { return .completeCancelled }
             state.hop += 1
             // No AsyncHTTPClient task until the next one starts: a cancel meanwhile completes at once.
             state.phase = .running(nil)
             state.pendingRedirect = nil
             state.currentRequest = request
             state.currentURL = request.url
-            state.visitedURLs.insert(request.url.absoluteString)
             state.bytesSent = 0
             state.lastActivity = .now()
-            return state.hop
+            return .start(state.hop)
         }
-        guard let nextHop else { return }
-        execute(request, hop: nextHop)
+        switch action {
+        case .none: break
+        case .start(let nextHop): execute(request, hop: nextHop)
+        case .completeCancelled: complete(with: URLError(.cancelled))
+        }
     }
 
     /// Counts `receivedBytes`, then returns a succeeded future to read on or, while suspended, one

@@ -66,6 +66,13 @@ public struct RetryPolicy: RequestInterceptor {
         .internationalRoamingOff,
     ]
 
+    /// Failures no attempt will mend, never retried by this policy: ``CourierError/Kind/invalidResponse``,
+    /// ``CourierError/Kind/invalidURL``, ``CourierError/Kind/bodyTooLarge`` and
+    /// ``CourierError/Kind/bufferLimitExceeded``.
+    public static let neverRetriedKinds: Set<CourierError.Kind> = [
+        .invalidResponse, .invalidURL, .bodyTooLarge, .bufferLimitExceeded,
+    ]
+
     /// The most retries of one request.
     public var retryLimit: Int
     /// How fast the delay ceiling grows: multiplied by this for each retry.
@@ -129,12 +136,10 @@ public struct RetryPolicy: RequestInterceptor {
         let isIdempotent =
             retryableHTTPMethods.contains(method) || urlRequest.value(forHTTPHeaderField: "Idempotency-Key") != nil
         guard isIdempotent || retriesNonIdempotentRequests else { return false }
-        // Only a transport failure is read by its code: a response that is not valid HTTP, a body
-        // over its limit or a refused URL carry a URLError too, and another try will not mend them.
-        if error.kind == .transportFailed, let code = error.urlError?.code {
-            return retryableURLErrorCodes.contains(code)
-        }
-        if error.urlError != nil { return false }
+        // Failures another try will not mend, whatever URLError or status they carry: the server
+        // spoke no valid HTTP, a body passed its limit, a URL was refused.
+        if Self.neverRetriedKinds.contains(error.kind) { return false }
+        if let code = error.urlError?.code { return retryableURLErrorCodes.contains(code) }
         guard let response = request.response else { return false }
         if retryableHTTPStatusCodes.contains(response.statusCode) { return true }
         return response.statusCode == 429 && response.value(forHTTPHeaderField: "Retry-After") != nil

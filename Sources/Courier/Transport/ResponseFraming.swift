@@ -4,8 +4,8 @@ import Foundation
 /// libcurl does not: Courier applies them on URLSession too, so a response is refused or taken
 /// alike on both transports.
 enum ResponseFraming {
-    /// Why the head's framing headers cannot be trusted, or `nil` when they can: `Content-Length`
-    /// values that disagree or are not numbers (two fields, or one field with a list), or
+    /// Why the head's framing headers cannot be trusted, or `nil` when they can: more than one
+    /// `Content-Length` (two fields, or one field with a list), one that is not a number, or
     /// `Content-Length` together with `Transfer-Encoding` (a request-smuggling shape, RFC 9112
     /// §6.3). Linear in the headers.
     static func problem(in headers: [AnyHashable: Any]) -> String? {
@@ -21,16 +21,17 @@ enum ResponseFraming {
         }
         guard !contentLengths.isEmpty else { return nil }
         if hasTransferEncoding { return "Content-Length and Transfer-Encoding together" }
-        // Fields that were merged arrive as one comma-separated list.
-        var length: Substring?
+        // Fields that were merged arrive as one comma-separated list. SwiftNIO refuses a second
+        // Content-Length even when it repeats the first, so Courier does on both transports.
+        var count = 0
         for field in contentLengths {
             for item in field.split(separator: ",", omittingEmptySubsequences: false) {
-                let item = item.trimmingCharacters(in: .whitespaces)[...]
+                let item = item.trimmingCharacters(in: .whitespaces)
                 guard !item.isEmpty, item.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                     return "a Content-Length that is not a number"
                 }
-                if let length, length != item { return "conflicting Content-Length values" }
-                length = item
+                count += 1
+                if count > 1 { return "more than one Content-Length" }
             }
         }
         return nil

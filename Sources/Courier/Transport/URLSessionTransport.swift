@@ -32,8 +32,7 @@ public final class URLSessionTransport: Transport {
     ///     the transfer instead, and holds nothing.
     public init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-        maximumHeldBytes: Int = URLSessionTransport.defaultMaximumHeldBytes,
-        idleTimeout: TimeInterval = 0
+        maximumHeldBytes: Int = URLSessionTransport.defaultMaximumHeldBytes
     ) {
         self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
@@ -208,21 +207,41 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
         self.idleTimeout = idleTimeout > 0 && idleTimeout < 1e9 ? idleTimeout : nil
     }
 
-    /// Why a redirect to `url` is not followed, or `nil` to follow it: past
-    /// ``RedirectPolicy/defaultMaximumRedirects``, or to a URL Courier will not send to.
-    func refusal(ofRedirectTo url: URL?) -> URLError? {
+    /// What to do with FoundationNetworking's redirect to `next`, by the rules the
+    /// AsyncHTTPClient transport follows: deliver the 3xx itself (a scheme Courier does not send
+    /// to; a body that can be read only once and would have to go again), refuse it (a URL
+    /// Courier will not send to; past ``RedirectPolicy/defaultMaximumRedirects``), or follow it.
+    func redirectDecision(for next: URLRequest) -> RedirectDecision {
+        guard let url = next.url, let scheme = url.scheme?.lowercased(),
+            URLValidation.supportedSchemes.contains(scheme)
+        else { return .deliver }
+        let method = (next.httpMethod ?? "GET").uppercased()
+        if let body, !body.isReplayable, method != "GET", method != "HEAD" { return .deliver }
+        if let problem = URLValidation.problem(with: url) {
+            let error = CourierError.invalidURL(
+                url.absoluteString,
+                reason: "the server redirected to it, and \(problem.invalidURLReason ?? "it is not valid")"
+            )
+            return .refuse(
+                URLError(
+                    .badURL,
+                    userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
+                )
+            )
+        }
         let count = state.withLock { state -> Int in
             state.redirectCount += 1
             return state.redirectCount
         }
-        guard count <= RedirectPolicy.defaultMaximumRedirects else { return URLError(.httpTooManyRedirects) }
-        guard let url else { return URLError(.badURL) }
-        guard let reason = URLValidation.reason(rejecting: url.absoluteString) else { return nil }
-        let error = CourierError.invalidURL(url.absoluteString, reason: "the server redirected to it, and \(reason)")
-        return URLError(
-            .badURL,
-            userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
-        )
+        guard count <= RedirectPolicy.defaultMaximumRedirects else { return .refuse(URLError(.httpTooManyRedirects)) }
+        return .follow
+    }
+
+    /// See ``redirectDecision(for:)``.
+    enum RedirectDecision {
+        case follow
+        case deliver
+        case refuse(URLError)
     }
 
     /// Something moved: the idle clock starts again.
@@ -280,14 +299,20 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
 
     /// Stops the transfer with `reason`: nothing more is delivered, and the attempt fails with it.
     func stop(with reason: URLError) {
-        let isFirst = state.withLock { state -> Bool in
-            guard state.stopReason == nil, !state.completed else { return false }
+        let (isFirst, completedWhileHeld) = state.withLock { state -> (Bool, Bool) in
+            guard state.stopReason == nil, !state.completed else { return (false, false) }
             state.stopReason = reason
+            let held = state.heldEvents.contains { if case .completion = $0 { return true } else { return false } }
             state.heldEvents.removeAll()
             state.heldBytes = 0
-            return true
+            return (true, held)
         }
         guard isFirst else { return }
+        if completedWhileHeld {
+            // The data task has ended already and will not report again: the stop completes it.
+            delegateQueue.addOperation { [self] in deliverCompletion(with: reason) }
+            return
+        }
         // FoundationNetworking may call from its own work queue, which cancel() waits for: not from here.
         let dataTask = self.dataTask
         DispatchQueue.global().async { dataTask.cancel() }
@@ -605,12 +630,18 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
     ) {
         // Every Location is checked as a request's own URL is, and counted against the same limit
         // as on AsyncHTTPClient: FoundationNetworking sets none.
-        if let refusal = self.task(for: task)?.refusal(ofRedirectTo: request.url) {
-            self.task(for: task)?.stop(with: refusal)
+        let transportTask = self.task(for: task)
+        switch transportTask?.redirectDecision(for: request) ?? .follow {
+        case .follow:
+            completionHandler(
+                RedirectPolicy.strippingCredentials(from: request, redirectedFrom: task.currentRequest?.url)
+            )
+        case .deliver:
             completionHandler(nil)
-            return
+        case .refuse(let error):
+            transportTask?.stop(with: error)
+            completionHandler(nil)
         }
-        completionHandler(RedirectPolicy.strippingCredentials(from: request, redirectedFrom: task.currentRequest?.url))
     }
 
     #if !canImport(FoundationNetworking)

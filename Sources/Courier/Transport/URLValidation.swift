@@ -20,8 +20,22 @@ public enum URLValidation {
     /// ``CourierError/Kind/invalidURL``) that says why not. The URL in the error has its user
     /// info removed.
     public static func problem(with url: URL) -> CourierError? {
-        guard let reason = reason(rejecting: url.absoluteString) else { return nil }
-        return .invalidURL(url.absoluteString, reason: reason)
+        let text = url.absoluteString
+        guard let reason = reason(rejecting: text) ?? reason(rejectingDecodedPartsOf: url) else { return nil }
+        return .invalidURL(text, reason: reason)
+    }
+
+    /// Why the host and port as `URL` decodes them (which is how AsyncHTTPClient reads them)
+    /// cannot be sent, or `nil`: the text may be fine while its decoding is not (`%5B%5D` decodes
+    /// to `[]`, which AsyncHTTPClient strips to an empty host and traps on).
+    static func reason(rejectingDecodedPartsOf url: URL) -> String? {
+        guard let host = url.host, !host.isEmpty else { return "it has no host" }
+        if host.contains("[") || host.contains("]") { return "its host contains a bracket" }
+        if host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "its host contains a space or a control character"
+        }
+        if let port = url.port, !(0...65_535).contains(port) { return "its port is above 65535" }
+        return nil
     }
 
     /// Why `text` (an absolute URL) cannot be sent, or `nil` if it can. Reads the authority

@@ -42,7 +42,10 @@ import FoundationNetworking
 
     /// A redirect to a port above 65535 killed the process (SIGILL in SwiftNIO) over AsyncHTTPClient,
     /// which followed it on its event loop without Courier seeing the `Location`.
-    @Test(arguments: TransportKind.allCases, ["http://127.0.0.1:65536/get", "http://[::1]:70000/", "http://h:123456/"])
+    @Test(
+        arguments: TransportKind.allCases,
+        ["http://127.0.0.1:65536/get", "http://[::1]:70000/", "http://h:123456/", "http://%5B%5D/"]
+    )
     func aRedirectToAPortAbove65535FailsWithInvalidURL(transport: TransportKind, location: String) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
@@ -118,6 +121,7 @@ import FoundationNetworking
         arguments: TransportKind.allCases,
         [
             "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
             "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
         ]
     )
