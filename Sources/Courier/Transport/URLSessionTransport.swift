@@ -171,7 +171,13 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     func makeBodyStream() -> InputStream? {
         do {
             guard let body else { throw FileBodyCheck.Failure(description: "The request has no body to stream.") }
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking sends a stream that fails to open as an empty body, without an
+            // error: opened here, the failure is seen. It reads an opened stream as it would its own.
+            return try body.openInputStream()
+            #else
             return try body.makeInputStream()
+            #endif
         } catch {
             state.withLock { $0.bodyError = error }
             // FoundationNetworking asks on its own work queue, which cancel() waits for: not from here.
