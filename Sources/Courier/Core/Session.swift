@@ -29,10 +29,12 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         /// request with ``CourierError/Kind/bodyTooLarge``. `nil` (the default) means no limit.
         public var maximumResponseBodySize: Int?
         /// The timeout for each attempt, in seconds, when the URLRequest sets none (60 by default).
+        /// Zero, negative, NaN or infinite means no timeout; at most about 31 years (1e9 s) is kept.
         public var timeoutInterval: TimeInterval = 60
         /// The longest a request may run, in seconds, over all its attempts and retry delays; past
         /// it, the request fails with `URLError(.timedOut)`, and a retry that would start after it
-        /// is not made (the request fails with its last error). `nil` (the default): no deadline.
+        /// is not made (the request fails with its last error). `nil` (the default): no deadline;
+        /// a negative, NaN or infinite one is none either, and one past 1e9 s is cut to that.
         public var requestDeadline: TimeInterval?
         /// Bounds the share of retries among requests (see ``RetryBudget``); `nil` for no bound.
         /// By default a new budget: 20 % of requests plus 10 retries a second, over 10 s.

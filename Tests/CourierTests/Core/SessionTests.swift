@@ -92,6 +92,25 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func outOfRangeTimeoutsAndDeadlinesNeverTrap(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            for value in [Double.infinity, .nan, -1, 0, 1e300, .greatestFiniteMagnitude] {
+                let session = transport.makeSession {
+                    $0.timeoutInterval = value
+                    $0.requestDeadline = value == 0 ? nil : value  // 0 is a deadline already passed
+                }
+                // FoundationNetworking traps on an infinite or NaN timeout set through the setter.
+                let set = await session.request(server.url("/get")) { $0.timeoutInterval = value }
+                    .validate().serializingData().result
+                #expect(set.failure == nil, "timeout \(value)")
+                let configured = await session.request(server.url("/get")).validate().serializingData().result
+                #expect(configured.failure == nil, "timeout \(value)")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func timeoutIntervalCountsIdleTimeNotTotalTime(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             // Twelve bytes over eight seconds: never 6 s without data, though 8 s in all. The
