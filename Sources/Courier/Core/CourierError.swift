@@ -250,7 +250,7 @@ extension CourierError: LocalizedError, CustomStringConvertible {
     public var errorDescription: String? {
         switch detail {
         case .url(let url):
-            return "The URL \"\(url)\" is not valid: check its scheme and host."
+            return "The URL \"\(Self.withoutUserInfo(url))\" is not valid: check its scheme and host."
         case .header(_, let reason):
             return "A header cannot be sent: \(reason)."
         case .validation(let reason):
@@ -285,6 +285,16 @@ extension CourierError: LocalizedError, CustomStringConvertible {
     /// ``kind`` and the description.
     public var description: String {
         "CourierError.\(kind): \(errorDescription ?? "")"
+    }
+
+    /// `url` with any user info (`user:password@`) replaced by `***@`: a message never shows a
+    /// password. Works on text that does not parse as a URL, which is when it is shown.
+    static func withoutUserInfo(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = url[authorityStart...].firstIndex { "/?#".contains($0) } ?? url.endIndex
+        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<authorityStart]) + "***" + url[at...]
     }
 
     private static func describe(_ reason: ValidationFailureReason) -> String {

@@ -274,7 +274,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             initial = built
         } else {
             do {
-                initial = try makeInitialRequest(from: request.convertible)
+                // User info leaves the URL at once: adapters and monitors never see it there.
+                initial = try makeInitialRequest(from: request.convertible).movingUserInfoToAuthorization()
             } catch {
                 request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
                 return
@@ -445,7 +446,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// may have added it) or the request ended while it was being adapted.
     private func perform(_ urlRequest: URLRequest, for request: Request) {
         guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
-        let urlRequest = request.finalizingURLRequest(urlRequest)
+        let urlRequest = request.finalizingURLRequest(urlRequest).movingUserInfoToAuthorization()
         if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
             request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
             return
