@@ -231,10 +231,10 @@ private let retryingPOST = RetryPolicy(
                 // Per attempt, too: a closure whose stream fails to open.
                 let made = RequestBody.stream { InputStream(fileAtPath: missing.path) ?? InputStream(data: Data()) }
                 let madeError = await session.upload(made, to: server.url("/upload")).serializingData().result.failure
+                // Failing is the point: FoundationNetworking used to send such a stream as an empty
+                // body and succeed. (AsyncHTTPClient may send the head before the body fails, so the
+                // server's request count proves nothing.)
                 #expect(madeError?.kind == .createUploadableFailed)
-                await #expect(throws: TestServerError.timedOut, "no empty body reached the server") {
-                    try await server.waitForRequests(1, timeout: .milliseconds(100))
-                }
                 await session.invalidate()
             }
         }
