@@ -3,7 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 
-// @unchecked Sendable: `stream` is touched only on `queue`, one read at a time.
+// @unchecked Sendable: `stream` is touched only on `queue`, one open or read at a time.
 /// Reads a file or stream body in chunks off the event loop and writes each to the connection,
 /// reading the next only when the previous write is done: memory stays at one chunk, and a slow
 /// server slows the reading (backpressure).
@@ -19,12 +19,18 @@ final class BodyPump: @unchecked Sendable {
     private let stream: InputStream
     private let writer: HTTPClient.Body.StreamWriter
     private let promise: EventLoopPromise<Void>
-    private let queue = DispatchQueue(label: "Courier.BodyPump")
+    private let queue: DispatchQueue
 
-    private init(stream: InputStream, writer: HTTPClient.Body.StreamWriter, promise: EventLoopPromise<Void>) {
+    private init(
+        stream: InputStream,
+        writer: HTTPClient.Body.StreamWriter,
+        promise: EventLoopPromise<Void>,
+        queue: DispatchQueue
+    ) {
         self.stream = stream
         self.writer = writer
         self.promise = promise
+        self.queue = queue
     }
 
     /// Opens `body` and starts sending it; the future ends when all is written, or fails.
@@ -34,14 +40,15 @@ final class BodyPump: @unchecked Sendable {
         eventLoop: any EventLoop
     ) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
-        do {
-            let pump = BodyPump(stream: try body.makeInputStream(), writer: writer, promise: promise)
-            pump.queue.async {
-                pump.stream.open()
+        let queue = DispatchQueue(label: "Courier.BodyPump")
+        // Opening a file touches the disk: off the event loop, like the reads.
+        queue.async {
+            do {
+                let pump = BodyPump(stream: try body.openInputStream(), writer: writer, promise: promise, queue: queue)
                 pump.sendNextChunk()
+            } catch {
+                promise.fail(Failure(underlying: error))
             }
-        } catch {
-            promise.fail(Failure(underlying: error))
         }
         return promise.futureResult
     }
@@ -55,8 +62,13 @@ final class BodyPump: @unchecked Sendable {
             return max(readResult, 0)
         }
         if readResult < 0 {
-            let error = stream.streamError ?? CourierError.createUploadableFailed(CocoaError(.fileReadUnknown))
-            finish(.failure(Failure(underlying: error)))
+            // `streamError` traps unless the status says there is one (Linux Foundation).
+            let cause = stream.streamStatus == .error ? stream.streamError : nil
+            finish(
+                .failure(
+                    Failure(underlying: CourierError.createUploadableFailed(cause ?? CocoaError(.fileReadUnknown)))
+                )
+            )
             return
         }
         if readResult == 0 {

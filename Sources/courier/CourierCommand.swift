@@ -92,7 +92,30 @@ struct CourierCommand: AsyncParsableCommand {
     @Option(help: "Seconds an attempt may go without a byte moving before it fails.")
     var timeout: Double?
 
-    @Option(help: "Retry up to N times with Courier's RetryPolicy (backoff with jitter, Retry-After).")
+    @Option(
+        name: .customLong("max-time"),
+        help: ArgumentHelp(
+            "Seconds the whole exchange may take, retries and their waits included, before it fails.",
+            valueName: "seconds"
+        )
+    )
+    var maxTime: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take to establish (nio). URLSession has no such bound: on "
+                + "--transport urlsession this lowers --timeout to it, for the whole attempt.",
+            valueName: "seconds"
+        )
+    )
+    var connectTimeout: Double?
+
+    @Option(
+        help: """
+            Retry up to N times with Courier's RetryPolicy (backoff with jitter, Retry-After). \
+            A POST or PATCH is retried only with an Idempotency-Key header.
+            """
+    )
     var retry = 0
 
     @Flag(help: "Print each attempt's timings and sizes on stderr.")
@@ -121,7 +144,12 @@ struct CourierCommand: AsyncParsableCommand {
         guard !(form && json) else { throw ValidationError("--form and --json cannot be combined") }
         guard retry >= 0 else { throw ValidationError("--retry must be 0 or more") }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        for (name, value) in [("--timeout", timeout), ("--max-time", maxTime), ("--connect-timeout", connectTimeout)] {
+            // Bounded, so every clock the value reaches can hold it.
+            if let value, !(value > 0 && value <= 1_000_000_000) {
+                throw ValidationError("\(name) must be a positive number of seconds, at most 1000000000")
+            }
+        }
         if resume, !(download && output != nil) {
             throw ValidationError("--continue needs --download and --output FILE")
         }
@@ -167,6 +195,8 @@ struct CourierCommand: AsyncParsableCommand {
                 followsRedirects: follow,
                 maximumRedirects: maxRedirects,
                 timeout: timeout,
+                maximumTime: maxTime,
+                connectTimeout: connectTimeout,
                 retries: retry,
                 showsTimings: timings,
                 downloads: download,

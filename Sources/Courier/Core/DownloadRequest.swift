@@ -63,7 +63,10 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
 
     /// Where the finished file goes; `nil` leaves it at its temporary URL.
     public let destination: Destination?
-    /// The file the body is written to while the download runs.
+    /// The file the body is written to while the download runs: in `CourierDownloads-<uid>` of
+    /// the temporary directory, a folder only the user may enter (mode 0700, made so if it is
+    /// ours and was not; refused with ``CourierError/Kind/downloadFileWriteFailed`` if it is a
+    /// link or someone else's), with mode 0600, which the file keeps when moved to its destination.
     public var temporaryURL: URL { file.url }
     let file: DownloadFile
     private let transfer: Protected<Transfer>

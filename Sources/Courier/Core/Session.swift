@@ -36,10 +36,12 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         /// The default ``maximumResponseBodySize``: 64 MiB.
         public static let defaultMaximumResponseBodySize = 64 * 1024 * 1024
         /// The timeout for each attempt, in seconds, when the URLRequest sets none (60 by default).
+        /// Zero, negative, NaN or infinite means no timeout; at most about 31 years (1e9 s) is kept.
         public var timeoutInterval: TimeInterval = 60
         /// The longest a request may run, in seconds, over all its attempts and retry delays; past
         /// it, the request fails with `URLError(.timedOut)`, and a retry that would start after it
-        /// is not made (the request fails with its last error). `nil` (the default): no deadline.
+        /// is not made (the request fails with its last error). `nil` (the default): no deadline;
+        /// a negative, NaN or infinite one is none either, and one past 1e9 s is cut to that.
         public var requestDeadline: TimeInterval?
         /// Bounds the share of retries among requests (see ``RetryBudget``); `nil` for no bound.
         /// By default a new budget: 20 % of requests plus 10 retries a second, over 10 s.
@@ -279,7 +281,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             initial = built
         } else {
             do {
-                initial = try makeInitialRequest(from: request.convertible)
+                // User info leaves the URL at once: adapters and monitors never see it there.
+                initial = try makeInitialRequest(from: request.convertible).movingUserInfoToAuthorization()
             } catch {
                 request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
                 return
@@ -450,7 +453,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// adapter may have changed them) or the request ended while it was being adapted.
     private func perform(_ urlRequest: URLRequest, for request: Request) {
         guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
-        let urlRequest = request.finalizingURLRequest(urlRequest)
+        let urlRequest = request.finalizingURLRequest(urlRequest).movingUserInfoToAuthorization()
         // Before any transport sees it: SwiftNIO traps on a port above 65535.
         guard let url = urlRequest.url else {
             request.didFailToCreateURLRequest(with: .invalidURL("", reason: "the request has no URL"))

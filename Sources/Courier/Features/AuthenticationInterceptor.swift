@@ -28,7 +28,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// How many refreshes may happen within how long before refreshing is taken to be looping.
     public struct RefreshWindow: Sendable {
-        /// The span, in seconds, in which refreshes are counted.
+        /// The span, in seconds, in which refreshes are counted. NaN and negatives count as 0 (no
+        /// refresh is ever too soon), anything beyond a billion seconds (infinity included) as that.
         public var interval: TimeInterval
         /// The most refreshes allowed within ``interval``.
         public var maximumAttempts: Int
@@ -118,7 +119,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
             guard let credential = state.credential else {
                 return Task { throw AuthenticationError.missingCredential }
             }
-            state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(window.interval * 1e9)) }
+            let span = window.interval.isNaN ? 0 : min(max(window.interval, 0), 1e9)
+            state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(span * 1e9)) }
             guard state.refreshTimes.count < window.maximumAttempts else {
                 return Task { throw AuthenticationError.excessiveRefresh }
             }

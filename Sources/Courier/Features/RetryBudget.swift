@@ -12,12 +12,20 @@ import Foundation
 /// alone would allow.
 ///
 /// A session uses ``Session/Configuration/retryBudget``; sessions given the same budget share it.
+///
+/// Values out of range are clamped, never trusted: `ratio` to 0…1, `minimumRetriesPerSecond` to
+/// 0…``maximumRetriesPerSecond`` (`.infinity` means "as many as that"), `window` to 1…3,600 s;
+/// NaN counts as 0 (1 s for `window`).
 public final class RetryBudget: @unchecked Sendable {
+    /// The largest ``minimumRetriesPerSecond`` a budget takes: a million a second, in effect no bound.
+    public static let maximumRetriesPerSecond: Double = 1_000_000
+
     /// The share of requests that may be retried, between 0 and 1.
     public let ratio: Double
-    /// Retries allowed each second whatever the traffic, so a quiet session can still retry.
+    /// Retries allowed each second whatever the traffic, so a quiet session can still retry;
+    /// between 0 and ``maximumRetriesPerSecond``.
     public let minimumRetriesPerSecond: Double
-    /// The span, in seconds, over which requests and retries are counted.
+    /// The span, in seconds, over which requests and retries are counted: 1 to 3,600.
     public let window: TimeInterval
 
     /// Requests and retries counted in one second of the window.
@@ -45,9 +53,11 @@ public final class RetryBudget: @unchecked Sendable {
         window: TimeInterval,
         now: @escaping @Sendable () -> TimeInterval
     ) {
-        self.ratio = min(max(ratio, 0), 1)
-        self.minimumRetriesPerSecond = max(minimumRetriesPerSecond, 0)
-        self.window = window.isFinite ? min(max(window, 1), 3600) : 3600
+        // `max(.nan, 0)` is NaN, and NaN would trap where the allowance becomes an `Int`.
+        self.ratio = ratio.isNaN ? 0 : min(max(ratio, 0), 1)
+        self.minimumRetriesPerSecond =
+            minimumRetriesPerSecond.isNaN ? 0 : min(max(minimumRetriesPerSecond, 0), Self.maximumRetriesPerSecond)
+        self.window = window.isNaN ? 1 : min(max(window, 1), 3600)
         self.now = now
         counts = Protected(Array(repeating: Bucket(), count: Int(self.window.rounded(.up))))
     }
@@ -85,7 +95,9 @@ public final class RetryBudget: @unchecked Sendable {
     }
 
     private func allowance(forRequests requests: Int) -> Int {
-        Int((minimumRetriesPerSecond * window + ratio * Double(requests)).rounded(.down))
+        // At most 3.6e9 + `requests`, from the clamped members: far inside `Int`.
+        let allowance = (minimumRetriesPerSecond * window + ratio * Double(requests)).rounded(.down)
+        return allowance < Double(Int.max / 2) ? Int(allowance) : Int.max / 2
     }
 
     private func currentSecond() -> Int64 {

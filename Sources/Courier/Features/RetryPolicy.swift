@@ -37,7 +37,17 @@ import FoundationNetworking
 ///
 /// A `429` or `503` with `Retry-After` (seconds or an HTTP date) waits what the server asked
 /// instead, at most ``maximumRetryAfter``.
+///
+/// ## Out-of-range settings
+///
+/// Durations and factors are read clamped, so no setting can make a delay trap: a negative or
+/// NaN duration counts as 0, and any delay is at most ``longestDelay`` (so `.infinity` for
+/// ``maximumBackoff`` or ``maximumRetryAfter`` means "no cap" in practice). A backoff ceiling
+/// that overflows or is NaN (a huge or NaN base or scale) is ``maximumBackoff``.
 public struct RetryPolicy: RequestInterceptor {
+    /// The longest delay a policy asks for, in seconds (about 31 years): what an infinite or
+    /// enormous setting, or `Retry-After` value, becomes.
+    public static let longestDelay: TimeInterval = 1_000_000_000
     /// The default number of retries: two, so three attempts in all.
     public static let defaultRetryLimit = 2
     /// The default backoff base: each retry's ceiling doubles.
@@ -79,11 +89,12 @@ public struct RetryPolicy: RequestInterceptor {
     public var exponentialBackoffBase: Double
     /// The first retry's delay ceiling, in seconds.
     public var exponentialBackoffScale: TimeInterval
-    /// The largest delay ceiling backoff reaches, in seconds.
+    /// The largest delay ceiling backoff reaches, in seconds; at most ``longestDelay``.
     public var maximumBackoff: TimeInterval
     /// Whether each delay is drawn at random below its ceiling (on by default); off, it is the ceiling.
     public var usesJitter: Bool
-    /// The longest `Retry-After` honoured, in seconds; a longer one waits this long.
+    /// The longest `Retry-After` honoured, in seconds; a longer one waits this long. At most
+    /// ``longestDelay``.
     public var maximumRetryAfter: TimeInterval
     /// The methods retried.
     public var retryableHTTPMethods: Set<HTTPMethod>
@@ -124,7 +135,7 @@ public struct RetryPolicy: RequestInterceptor {
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         guard request.retryCount < retryLimit, shouldRetry(request, dueTo: error) else { return .doNotRetry }
         if let response = request.response, let serverDelay = RetryAfter.delay(in: response, now: Date()) {
-            return .retryWithDelay(min(serverDelay, maximumRetryAfter))
+            return .retryWithDelay(min(Self.clampedDelay(serverDelay), Self.clampedDelay(maximumRetryAfter)))
         }
         return .retryWithDelay(delay(forRetryCount: request.retryCount))
     }
@@ -146,10 +157,18 @@ public struct RetryPolicy: RequestInterceptor {
     }
 
     /// The delay ceiling before the retry that follows `retryCount` retries: the table above.
+    /// Always finite, between 0 and ``longestDelay`` (see "Out-of-range settings").
     public func delayCeiling(forRetryCount retryCount: Int) -> TimeInterval {
         let exponent = Double(max(0, retryCount))
+        let cap = Self.clampedDelay(maximumBackoff)
         let ceiling = exponentialBackoffScale * pow(exponentialBackoffBase, exponent)
-        return ceiling.isFinite ? min(max(0, ceiling), maximumBackoff) : maximumBackoff
+        return ceiling.isFinite ? min(Self.clampedDelay(ceiling), cap) : cap
+    }
+
+    /// `seconds` as a delay that converts to any clock's units: NaN and negatives are 0, and
+    /// anything beyond ``longestDelay`` (infinity included) is that.
+    static func clampedDelay(_ seconds: TimeInterval) -> TimeInterval {
+        seconds.isNaN ? 0 : min(max(seconds, 0), longestDelay)
     }
 
     /// The delay before the retry that follows `retryCount` retries: at random below the ceiling

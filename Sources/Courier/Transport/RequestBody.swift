@@ -70,11 +70,33 @@ public struct RequestBody: Sendable {
         return true
     }
 
-    /// A new stream over the body, for one attempt to read in chunks.
+    /// A new stream over the body, not yet opened, for one attempt to read in chunks.
     ///
     /// - Throws: ``CourierError/Kind/createUploadableFailed`` when the file or stream cannot be
-    ///   opened, or a single-use stream was read already.
+    ///   made, or the stream was read already (its status is at end, closed or failed: reading it
+    ///   would send an empty or truncated body).
     public func makeInputStream() throws -> InputStream {
+        let stream = try makeUncheckedInputStream()
+        if let problem = StreamCheck.problem(with: stream) { throw CourierError.createUploadableFailed(problem) }
+        return stream
+    }
+
+    /// A new stream over the body, opened, for one attempt to read in chunks: what a transport
+    /// that reads the stream itself calls.
+    ///
+    /// - Throws: ``CourierError/Kind/createUploadableFailed`` as ``makeInputStream()`` does, and
+    ///   when the stream fails to open (a file that is gone, say).
+    public func openInputStream() throws -> InputStream {
+        let stream = try makeInputStream()
+        if stream.streamStatus == .notOpen { stream.open() }
+        if let problem = StreamCheck.problem(with: stream) {
+            stream.close()
+            throw CourierError.createUploadableFailed(problem)
+        }
+        return stream
+    }
+
+    private func makeUncheckedInputStream() throws -> InputStream {
         switch source {
         case .data(let data):
             return InputStream(data: data)
@@ -118,6 +140,31 @@ final class OneShotStream: @unchecked Sendable {
     }
 }
 
+/// Checks a body's stream before it is sent: a stream that was read already or failed reads as
+/// empty, and FoundationNetworking would send that empty body as if it were the whole one.
+enum StreamCheck {
+    /// Why `stream` cannot supply a body from its start, or `nil` when it can.
+    static func problem(with stream: InputStream) -> FileBodyCheck.Failure? {
+        switch stream.streamStatus {
+        case .atEnd, .closed:
+            return FileBodyCheck.Failure.streamAlreadyRead
+        case .error:
+            return FileBodyCheck.Failure(
+                description:
+                    "The body's InputStream failed: \(error(of: stream)?.localizedDescription ?? "no reason given")."
+            )
+        default:
+            return nil
+        }
+    }
+
+    /// The stream's error, read only when its status says it has one: Linux Foundation's
+    /// `streamError` traps in any other state.
+    static func error(of stream: InputStream) -> (any Error)? {
+        stream.streamStatus == .error ? stream.streamError : nil
+    }
+}
+
 /// Checks that a file can be uploaded before any attempt tries to, so the caller gets a clear error.
 enum FileBodyCheck {
     /// Why a body could not be read.
@@ -130,7 +177,8 @@ enum FileBodyCheck {
         }
 
         static let streamAlreadyRead = Failure(
-            description: "The body's InputStream was read already; pass a closure making a new stream to allow retries."
+            description:
+                "The body's InputStream was read already; pass a closure making a new stream for each attempt."
         )
     }
 

@@ -50,13 +50,15 @@ public final class URLSessionTransport: Transport {
     /// given to `URLRequest`'s initialiser (only the setter arms its timer) and truncates the
     /// interval to whole seconds, so `0.5` would time out at once; the interval is set again,
     /// rounded up, so a timeout is never shorter than asked. It also multiplies the seconds into
-    /// an `Int` of milliseconds, so anything beyond about 30 years is set to that (it would trap).
+    /// an `Int` of milliseconds, so anything beyond about 30 years is set to that (it would trap),
+    /// and so is an infinite, NaN, zero or negative one: no timeout, as on AsyncHTTPClient (set
+    /// through the setter, infinity and NaN would trap, and a negative one times out at once).
     /// Apple's URLSession needs none of this.
     static func withWorkingTimeout(_ request: URLRequest) -> URLRequest {
         #if canImport(FoundationNetworking)
-        guard request.timeoutInterval > 0, request.timeoutInterval.isFinite else { return request }
+        let interval = request.timeoutInterval
         var request = request
-        request.timeoutInterval = min(max(1, request.timeoutInterval.rounded(.up)), 1e9)
+        request.timeoutInterval = interval > 0 ? min(max(1, interval.rounded(.up)), 1e9) : 1e9
         return request
         #else
         return request
@@ -323,7 +325,13 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     func makeBodyStream() -> InputStream? {
         do {
             guard let body else { throw FileBodyCheck.Failure(description: "The request has no body to stream.") }
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking sends a stream that fails to open as an empty body, without an
+            // error: opened here, the failure is seen. It reads an opened stream as it would its own.
+            return try body.openInputStream()
+            #else
             return try body.makeInputStream()
+            #endif
         } catch {
             state.withLock { $0.bodyError = error }
             // FoundationNetworking asks on its own work queue, which cancel() waits for: not from here.

@@ -13,6 +13,10 @@ struct ClientOptions: Sendable {
     var maximumRedirects = 30
     /// `--timeout`, in seconds: the longest an attempt may go without a byte moving.
     var timeout: Double?
+    /// `--max-time`, in seconds: the longest the whole exchange may take, retries included.
+    var maximumTime: Double?
+    /// `--connect-timeout`, in seconds: the longest a connection may take to establish.
+    var connectTimeout: Double?
     /// `--retry`: how many times to retry with Courier's ``RetryPolicy``.
     var retries = 0
     /// `--timings`: print each attempt's metrics on stderr.
@@ -27,4 +31,13 @@ struct ClientOptions: Sendable {
     var checksStatus = false
     /// `--offline`: print the request without sending it.
     var isOffline = false
+
+    /// The idle timeout of each attempt: `--timeout` (60 s by default). URLSession has no
+    /// timeout for connecting alone; its idle timeout covers the connection too, so on that
+    /// transport `--connect-timeout` lowers it, for the whole attempt.
+    var attemptTimeout: Double {
+        let timeout = self.timeout ?? 60
+        guard transport == .urlsession, let connectTimeout else { return timeout }
+        return min(timeout, connectTimeout)
+    }
 }

@@ -53,9 +53,9 @@ extension Exchange {
             writer?.close(terminal: terminal)
             if let code = error.responseCode {
                 failure =
-                    "HTTP \(code) \(HeadFormatter.reasonPhrase(for: code)) after \(request.retryCount + 1) attempts"
+                    "HTTP \(code) \(HeadFormatter.reasonPhrase(for: code)) after \(Self.attempts(request.retryCount + 1))"
             } else {
-                return report(ErrorMessage.describe(error, url: options.plan.url, timeout: options.timeout), request)
+                return report(describe(error), request)
             }
         } catch {
             writer?.close(terminal: terminal)

@@ -16,11 +16,8 @@ struct Exchange {
     let options: ClientOptions
     /// Where to write.
     let terminal: Terminal
-
-    /// The statuses `--retry` lets through validation; the others fail it, so that
-    /// ``RetryPolicy`` (which only sees failures) can retry them.
-    static let statusesAcceptedWhenRetrying: Set<Int> = Set(100..<600)
-        .subtracting(RetryPolicy.defaultRetryableHTTPStatusCodes).subtracting([429])
+    /// When the exchange began, to tell a `--max-time` that passed from an attempt's time-out.
+    let start = ContinuousClock.now
 
     /// Runs the exchange.
     func run() async -> Int32 {
@@ -63,24 +60,34 @@ struct Exchange {
 
     // MARK: - Session and request
 
+    /// `--retry`'s policy, or `nil` without it.
+    var retryPolicy: RetryPolicy? {
+        options.retries > 0 ? RetryPolicy(retryLimit: options.retries) : nil
+    }
+
     private func makeSession() -> Session {
-        let timeout = options.timeout ?? 60
+        let timeout = options.attemptTimeout
+        let deadline = options.maximumTime
         let terminal = self.terminal
-        let configuration = Session.Configuration { $0.timeoutInterval = timeout }
+        let configuration = Session.Configuration {
+            $0.timeoutInterval = timeout
+            $0.requestDeadline = deadline
+        }
         return Session(
             configuration: configuration,
             transport: options.transport.makeTransport(
                 followsRedirects: options.followsRedirects,
-                maximumRedirects: options.maximumRedirects
+                maximumRedirects: options.maximumRedirects,
+                connectTimeout: options.connectTimeout
             ),
-            interceptor: options.retries > 0 ? RetryPolicy(retryLimit: options.retries) : nil,
+            interceptor: retryPolicy,
             eventMonitors: options.retries > 0 ? [RetryReporter { terminal.error("courier: " + $0) }] : []
         )
     }
 
     /// The URLRequest for a body held in memory (or none), with `extraHeaders` on top.
     func makeURLRequest(extraHeaders: HTTPHeaders = HTTPHeaders()) -> URLRequest {
-        var request = URLRequest(url: options.plan.url, timeoutInterval: options.timeout ?? 60)
+        var request = URLRequest(url: options.plan.url, timeoutInterval: options.attemptTimeout)
         request.httpMethod = options.plan.method
         for header in options.plan.headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
         for header in extraHeaders { request.setValue(header.value, forHTTPHeaderField: header.name) }
@@ -88,9 +95,40 @@ struct Exchange {
         return request
     }
 
-    /// Lets through validation every status but those `--retry` retries.
+    /// Lets through validation every status but one `--retry` is about to retry (see
+    /// ``RetryValidation``), so the final answer is printed whole.
     func validatingForRetry<R: Request>(_ request: R) -> R {
-        options.retries > 0 ? request.validate(statusCode: Self.statusesAcceptedWhenRetrying) : request
+        guard let retryPolicy else { return request }
+        return request.validate(statusCode: RetryValidation(request: request, policy: retryPolicy))
+    }
+
+    /// `1 attempt`, `3 attempts`.
+    static func attempts(_ count: Int) -> String {
+        count == 1 ? "1 attempt" : "\(count) attempts"
+    }
+
+    /// What `--retry` did with a final answer of `status`, for stderr, or `nil` when there is
+    /// nothing to say (no `--retry`, or a status it never retries).
+    func retryNote(for request: Request, status: Int) -> String? {
+        guard let policy = retryPolicy,
+            policy.retryableHTTPStatusCodes.contains(status) || status == 429
+        else { return nil }
+        let made = Self.attempts(request.retryCount + 1)
+        let answer = "HTTP \(status) \(HeadFormatter.reasonPhrase(for: status))"
+        let method = HTTPMethod(rawValue: options.plan.method)
+        if !policy.retryableHTTPMethods.contains(method), options.plan.headers["Idempotency-Key"] == nil {
+            return "\(answer) was not retried: \(method.rawValue) is not idempotent, and --retry retries it only "
+                + "with an Idempotency-Key header (\(made) made)"
+        }
+        if request.retryCount >= policy.retryLimit {
+            return "gave up after \(made): the last answered \(answer)"
+        }
+        if status == 429, request.response?.value(forHTTPHeaderField: "Retry-After") == nil {
+            return "\(answer) was not retried: it came without Retry-After (\(made) made)"
+        }
+        // The policy would have gone on: the retry budget or --max-time stopped it.
+        return "gave up after \(made), before the retry limit (--max-time or the retry budget left no room): "
+            + "the last answered \(answer)"
     }
 
     private func makeMultipartForm() -> MultipartFormData? {
@@ -146,21 +184,31 @@ struct Exchange {
     {
         if let error {
             let courierError = (error as? CourierError) ?? .transportFailed(URLError(.unknown))
-            // A status `--retry` kept retrying until it gave up is still the server's answer.
-            guard courierError.responseCode != nil, let response = request.response else {
+            // A status `--retry` was retrying when something stopped it is still the server's answer.
+            guard let status = courierError.responseCode, let response = request.response else {
+                let retried = request.retryCount > 0 ? " (\(Self.attempts(request.retryCount + 1)) made)" : ""
                 terminal.error(
                     terminal.errorStyle.paint("courier: error: ", .failure)
-                        + ErrorMessage.describe(courierError, url: options.plan.url, timeout: options.timeout) + "\n"
+                        + describe(courierError)
+                        + retried + "\n"
                 )
                 printTimings(request)
                 return ExitStatus.failure
             }
             if !sawHead { printer.head(response, protocolName: request.metrics?.networkProtocolName) }
-            terminal.error("courier: gave up after \(request.retryCount + 1) attempts\n")
-        } else if !sawHead, let response = request.response {
-            printer.head(response, protocolName: request.metrics?.networkProtocolName)
+            printer.finish()
+            let note =
+                retryNote(for: request, status: status) ?? "gave up after \(Self.attempts(request.retryCount + 1))"
+            terminal.error("courier: " + note + "\n")
+        } else {
+            if !sawHead, let response = request.response {
+                printer.head(response, protocolName: request.metrics?.networkProtocolName)
+            }
+            printer.finish()
+            if let status = request.response?.statusCode, let note = retryNote(for: request, status: status) {
+                terminal.error("courier: " + note + "\n")
+            }
         }
-        printer.finish()
         printTimings(request)
         guard options.checksStatus, let status = request.response?.statusCode,
             let (code, message) = ExitStatus.checked(
@@ -171,6 +219,19 @@ struct Exchange {
         else { return ExitStatus.success }
         terminal.error(terminal.errorStyle.paint("courier: ", .failure) + message + "\n")
         return code
+    }
+
+    /// The one-line message for `error`.
+    func describe(_ error: CourierError) -> String {
+        let maximumTimePassed = options.maximumTime.flatMap { limit in
+            ContinuousClock.now - start >= .milliseconds(Int64(limit * 1000)) ? limit : nil
+        }
+        return ErrorMessage.describe(
+            error,
+            url: options.plan.url,
+            timeout: options.attemptTimeout,
+            maximumTime: maximumTimePassed
+        )
     }
 
     /// `--timings`: the table of every attempt's metrics, on stderr.

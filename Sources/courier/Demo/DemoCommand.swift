@@ -13,9 +13,10 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal.current()
-        // Courier keeps partial downloads in a folder it shares between processes; if the demo is
-        // what made it, the demo removes it again (only when empty: rmdir never removes files).
-        let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownloads")
+        // Courier keeps partial downloads in a per-user folder its processes share (named as
+        // `DownloadFile.folderName` names it); if the demo is what made it, the demo removes it
+        // again (only when empty: rmdir never removes files).
+        let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownloads-\(geteuid())")
         let downloadsExisted = FileManager.default.fileExists(atPath: downloads.path)
         let server = try await TestServer.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")

@@ -112,8 +112,13 @@ struct RequestPlan: Equatable, Sendable {
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Accept", value: "application/json, */*;q=0.5")
         }
+        // Credentials in the URL (`http://user:pass@host/`) are --auth's, unless it was given:
+        // out of the URL, they are never printed with it.
+        let (url, urlCredentials) = RequestTarget.splittingUserInfo(try RequestTarget.url(from: target, query: query))
         if let basicCredentials {
             let (user, password) = split(credentials: basicCredentials)
+            headers.update(.authorization(username: user, password: password))
+        } else if bearerToken == nil, let (user, password) = urlCredentials {
             headers.update(.authorization(username: user, password: password))
         }
         if let bearerToken {
@@ -124,7 +129,7 @@ struct RequestPlan: Equatable, Sendable {
         }
         return RequestPlan(
             method: method ?? (body == .none ? "GET" : "POST"),
-            url: try RequestTarget.url(from: target, query: query),
+            url: url,
             headers: headers,
             body: body
         )

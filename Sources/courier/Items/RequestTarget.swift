@@ -18,7 +18,7 @@ enum RequestTarget {
             let rest = expanded.dropFirst()
             expanded = rest.first.map { $0.isNumber } == true ? "localhost:\(rest)" : "localhost\(rest)"
         }
-        if !expanded.contains("://") {
+        if !hasScheme(expanded) {
             expanded = "http://" + expanded
         }
         guard var components = URLComponents(string: expanded),
@@ -36,6 +36,31 @@ enum RequestTarget {
             throw RequestItemError(item: text, reason: "it is not a valid URL")
         }
         return url
+    }
+
+    /// Whether `text` starts with a scheme and `://`. A `://` later on (in a query such as
+    /// `redirect-to?url=http://…`) does not count: what precedes it must be a scheme alone
+    /// (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`).
+    static func hasScheme(_ text: String) -> Bool {
+        guard let separator = text.range(of: "://") else { return false }
+        let scheme = text[..<separator.lowerBound].unicodeScalars
+        guard let first = scheme.first, first.isASCII, CharacterSet.letters.contains(first) else { return false }
+        return scheme.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0))
+        }
+    }
+
+    /// `url` without its user info, and the user and password it held (percent-decoded), if any.
+    static func splittingUserInfo(_ url: URL) -> (url: URL, credentials: (user: String, password: String)?) {
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return (url, nil) }
+        let user = components.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 } ?? ""
+        let password = components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 } ?? ""
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        guard let stripped = components.url else { return (url, nil) }
+        return (stripped, (user, password))
     }
 
     /// `text` percent-encoded for a query name or value.

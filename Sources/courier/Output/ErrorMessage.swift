@@ -8,8 +8,10 @@ import FoundationNetworking
 /// The one line `courier` prints on stderr when a request fails, naming the host and the cause in
 /// words: `could not connect to 127.0.0.1:9 (connection refused)`.
 enum ErrorMessage {
-    /// The message for `error`, met while requesting `url`; `timeout` is the `--timeout` in force.
-    static func describe(_ error: CourierError, url: URL, timeout: Double? = nil) -> String {
+    /// The message for `error`, met while requesting `url`; `timeout` is the `--timeout` in force,
+    /// and `maximumTime` the `--max-time` when it has passed (a time-out is then its doing).
+    static func describe(_ error: CourierError, url: URL, timeout: Double? = nil, maximumTime: Double? = nil) -> String
+    {
         let endpoint = Self.endpoint(of: url)
         switch error.kind {
         case .invalidURL:
@@ -24,6 +26,8 @@ enum ErrorMessage {
         }
         if let urlError = error.urlError {
             switch urlError.code {
+            case .timedOut where maximumTime != nil:
+                return "request to \(endpoint) did not finish within --max-time \(ByteCount.duration(maximumTime ?? 0))"
             case .cannotConnectToHost:
                 return "could not connect to \(endpoint) (connection refused)"
             case .cannotFindHost, .dnsLookupFailed:

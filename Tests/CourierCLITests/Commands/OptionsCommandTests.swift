@@ -140,6 +140,124 @@ import Testing
         }
     }
 
+    @Test(arguments: allTransports)
+    func retriesGiveUpPrintingTheLastBody(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let key = "body-\(transport.rawValue)"
+            let url = server.url("/fault/flaky/\(key)?times=5&status=503").absoluteString
+            let run = try await CourierRun.run(["--transport", transport.rawValue, "--retry", "1", "-b", url])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(server.attempts(forKey: key) == 2)
+            // The last answer is printed as any answer is: its body, whole.
+            #expect(try jsonObject(run.stdout)["attempts"] as? Int == 2)
+            #expect(
+                run.errorOutput.hasSuffix(
+                    "courier: gave up after 2 attempts: the last answered HTTP 503 Service Unavailable\n"
+                ),
+                "\(run.errorOutput)"
+            )
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func aPostIsNotRetriedAndSaysSo(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let key = "post-\(transport.rawValue)"
+            let url = server.url("/fault/flaky/\(key)?times=5&status=503").absoluteString
+            let run = try await CourierRun.run(["--transport", transport.rawValue, "--retry", "3", "-b", url, "a=1"])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(server.attempts(forKey: key) == 1)
+            #expect(try jsonObject(run.stdout)["attempts"] as? Int == 1)
+            #expect(run.errorOutput.contains("HTTP 503 Service Unavailable was not retried: POST is not idempotent"))
+            #expect(run.errorOutput.contains("(1 attempt made)"), "\(run.errorOutput)")
+            #expect(!run.errorOutput.contains("gave up"))
+            // With an Idempotency-Key, it is.
+            let keyed = "keyed-\(transport.rawValue)"
+            let opted = try await CourierRun.run([
+                "--transport", transport.rawValue, "--retry", "3", "-b",
+                server.url("/fault/flaky/\(keyed)?times=1&status=503").absoluteString, "a=1", "Idempotency-Key:k1",
+            ])
+            #expect(opted.status == 0, "\(opted.errorOutput)")
+            #expect(server.attempts(forKey: keyed) == 2)
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func maxTimeBoundsTheWholeExchange(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let hang = server.url("/fault/hang?seconds=20").absoluteString
+            let run = try await CourierRun.run(
+                ["--transport", transport.rawValue, "--max-time", "1", hang],
+                timeout: 15
+            )
+            #expect(run.status == 1)
+            #expect(run.errorOutput.contains("did not finish within --max-time 1s"), "\(run.errorOutput)")
+            // A retry that would start after it is not made: the answer so far is the answer.
+            let key = "deadline-\(transport.rawValue)"
+            let waits = server.url("/fault/retry-after/\(key)?times=5&seconds=30").absoluteString
+            let retried = try await CourierRun.run(
+                ["--transport", transport.rawValue, "--retry", "3", "--max-time", "5", "-h", waits],
+                timeout: 15
+            )
+            #expect(retried.status == 0, "\(retried.errorOutput)")
+            #expect(retried.output.hasPrefix("HTTP/1.1 503 Service Unavailable\n"))
+            #expect(
+                retried.errorOutput.contains("gave up after 1 attempt, before the retry limit"),
+                "\(retried.errorOutput)"
+            )
+            #expect(server.attempts(forKey: key) == 1)
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func connectTimeoutLetsAConnectionThrough(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let run = try await CourierRun.run([
+                "--transport", transport.rawValue, "--connect-timeout", "5", "--check-status",
+                server.url("/get").absoluteString,
+            ])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            let refused = try await CourierRun.run([
+                "--transport", transport.rawValue, "--connect-timeout", "5", "http://127.0.0.1:9/",
+            ])
+            #expect(refused.status == 1)
+            #expect(refused.errorOutput.contains("connection refused"), "\(refused.errorOutput)")
+        }
+    }
+
+    @Test func attemptTimeoutOnURLSessionIsCappedByTheConnectTimeout() throws {
+        var options = ClientOptions(plan: try RequestPlan.make(arguments: [":1/"]), selection: [])
+        options.timeout = 30
+        options.connectTimeout = 5
+        #expect(options.attemptTimeout == 30, "AsyncHTTPClient bounds connecting on its own")
+        options.transport = .urlsession
+        #expect(options.attemptTimeout == 5)
+        options.connectTimeout = nil
+        #expect(options.attemptTimeout == 30)
+    }
+
+    @Test(arguments: allTransports)
+    func localhostShorthandKeepsAURLInItsQuery(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let target = server.url("/get").absoluteString
+            let run = try await CourierRun.run([
+                "--transport", transport.rawValue, "-F", "--check-status", ":\(server.port)/redirect-to?url=\(target)",
+            ])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(try jsonObject(run.stdout)["url"] as? String == target)
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func credentialsInTheURLAreBasicAuthentication(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let url = "http://ada:s3cret@127.0.0.1:\(server.port)/basic-auth/ada/s3cret"
+            let run = try await CourierRun.run(["--transport", transport.rawValue, "--check-status", url])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(try jsonObject(run.stdout)["authenticated"] as? Bool == true)
+        }
+    }
+
     @Test func offlinePrintsWithoutSending() async throws {
         try await TestServer.withRunningServer { server in
             let url = server.url("/fault/flaky/offline").absoluteString
@@ -163,6 +281,8 @@ import Testing
     @Test(arguments: [
         ["--frobnicate", ":1/get"], [], [":1/get", "bad item"], ["--retry", "-1", ":1/"], ["-c", ":1/"],
         ["-f", "-j", ":1/", "a=1"], ["-o", "file", ":1/"], ["--timeout", "0", ":1/"],
+        ["--timeout", "inf", ":1/"], ["--max-time", "nan", ":1/"], ["--max-time", "-1", ":1/"],
+        ["--connect-timeout", "0", ":1/"], ["--connect-timeout", "1e300", ":1/"],
     ])
     func badArgumentsExitTwoWithUsage(arguments: [String]) async throws {
         let run = try await CourierRun.run(arguments)
@@ -178,6 +298,8 @@ import Testing
         #expect(help.status == 0)
         #expect(help.output.contains("-h, --headers"))
         #expect(help.output.contains("--transport"))
+        #expect(help.output.contains("--max-time <seconds>"))
+        #expect(help.output.contains("--connect-timeout <seconds>"))
     }
 
     @Test func redirectedOutputIsExactBytes() async throws {

@@ -74,4 +74,15 @@ import Testing
     @Test func quotesControlCharacters() {
         #expect(RequestPlan.quoted("a\"b\\c\n\u{1}") == #""a\"b\\c\n\u0001""#)
     }
+
+    @Test func credentialsInTheURLBecomeBasicAuthentication() throws {
+        let plan = try RequestPlan.make(arguments: ["http://ada:s%3Acret@127.0.0.1:1/x"])
+        #expect(plan.url.absoluteString == "http://127.0.0.1:1/x")
+        #expect(plan.headers["Authorization"] == "Basic " + Data("ada:s:cret".utf8).base64EncodedString())
+        let explicit = try RequestPlan.make(arguments: ["http://ada:s3cret@127.0.0.1:1/x"], basicCredentials: "bob:pw")
+        #expect(explicit.url.absoluteString == "http://127.0.0.1:1/x")
+        #expect(explicit.headers["Authorization"] == "Basic " + Data("bob:pw".utf8).base64EncodedString())
+        let bearer = try RequestPlan.make(arguments: ["http://ada:s3cret@127.0.0.1:1/x"], bearerToken: "t")
+        #expect(bearer.headers["Authorization"] == "Bearer t")
+    }
 }

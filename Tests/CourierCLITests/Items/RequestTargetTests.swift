@@ -11,6 +11,12 @@ import Testing
             ("example.org/x", "http://example.org/x"),
             ("https://example.org/x?a=1", "https://example.org/x?a=1"),
             ("127.0.0.1:9/get", "http://127.0.0.1:9/get"),
+            (
+                ":8080/redirect-to?url=http://example.org/x",
+                "http://localhost:8080/redirect-to?url=http://example.org/x"
+            ),
+            ("example.org/a?next=https://b.example/c", "http://example.org/a?next=https://b.example/c"),
+            ("HTTPS://example.org/", "HTTPS://example.org/"),
         ]
     )
     func expandsShorthand(text: String, expected: String) throws {
@@ -25,5 +31,13 @@ import Testing
     @Test(arguments: ["ftp://example.org", "http://", "http:///x"])
     func rejectsNonHTTP(text: String) {
         #expect(throws: RequestItemError.self) { try RequestTarget.url(from: text) }
+    }
+
+    @Test(arguments: [
+        ("http://x", true), ("svn+ssh://x", true), ("localhost:8080/a?u=http://b", false), ("1http://x", false),
+        ("/a?u=http://b", false), ("://x", false), ("a b://x", false),
+    ])
+    func recognisesASchemeOnlyAtTheStart(text: String, expected: Bool) {
+        #expect(RequestTarget.hasScheme(text) == expected)
     }
 }

@@ -45,6 +45,9 @@ import Testing
 
     @Test func descriptionsNameTheProblem() {
         #expect(CourierError.invalidURL("ht tp://x").errorDescription?.contains("ht tp://x") == true)
+        let withPassword = CourierError.invalidURL("http://ada:s3cret@host:99999/a@b").errorDescription ?? ""
+        #expect(!withPassword.contains("s3cret"))
+        #expect(withPassword.contains("http://host:99999/a@b"))
         #expect(CourierError.invalidURL("x").invalidURLString == "x")
         #expect(
             CourierError.invalidHeader(name: "X", reason: "bad").errorDescription == "A header cannot be sent: bad."

@@ -50,8 +50,8 @@ import FoundationNetworking
     }
 
     @Test func resumeDataRoundTripsWithoutCredentials() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownloads")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(DownloadFile.folderName)
+        try PrivateFolder.prepare(folder)
         let file = folder.appendingPathComponent("\(UUID().uuidString).download")
         try Data("partial".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

@@ -16,6 +16,13 @@ func rangePattern(_ length: Int) -> Data {
     return pattern.prefix(length)
 }
 
+/// The permission bits of the file or folder at `url`, or -1 if it cannot be read.
+func permissions(of url: URL) -> Int {
+    var status = stat()
+    guard lstat(url.path, &status) == 0 else { return -1 }
+    return Int(status.st_mode & 0o777)
+}
+
 /// Retries GET at once after a dropped connection.
 private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 0, exponentialBackoffScale: 0)
 
@@ -32,6 +39,69 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
                 #expect(try Data(contentsOf: target) == rangePattern(300_000))
                 #expect(!FileManager.default.fileExists(atPath: request.temporaryURL.path), "moved, not copied")
                 #expect(request.downloadProgress.fractionCompleted == 1)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func downloadsArePrivateToTheUser(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let target = directory.appendingPathComponent("private.bin")
+                let seen = Mutex<(file: Int, folder: Int, folderName: String)?>(nil)
+                // The destination runs before the move: the file is still in the download folder.
+                let request = session.download(
+                    server.url("/range/100000"),
+                    to: { temporaryURL, _ in
+                        let folder = temporaryURL.deletingLastPathComponent()
+                        seen.withLock {
+                            $0 = (permissions(of: temporaryURL), permissions(of: folder), folder.lastPathComponent)
+                        }
+                        return (target, [])
+                    }
+                )
+                _ = try await request.validate().serializingDownloadedFileURL().value
+                let observed = try #require(seen.withLock { $0 })
+                #expect(observed.file == 0o600)
+                #expect(observed.folder == 0o700)
+                #expect(observed.folderName == "CourierDownloads-\(geteuid())", "one folder per user")
+                #expect(permissions(of: target) == 0o600, "moved, it keeps its mode")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadFolderThatIsALinkIsRefused(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                // Someone made the folder's path a link to a place of their choosing, with a
+                // partial file in it, and handed over resume data naming it.
+                let elsewhere = directory.appendingPathComponent("elsewhere")
+                try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+                try Data("abc".utf8).write(to: elsewhere.appendingPathComponent("planted.download"))
+                let link = directory.appendingPathComponent("CourierDownloads-\(geteuid())")
+                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
+                var request = URLRequest(url: server.url("/range/1000"))
+                request.httpMethod = "GET"
+                let resumeData = try DownloadResumeData(
+                    request: request,
+                    bytesReceived: 3,
+                    temporaryFilePath: link.appendingPathComponent("planted.download").path,
+                    entityTag: "range1000",
+                    lastModified: nil,
+                    expectedLength: 1000
+                ).encoded()
+                let target = directory.appendingPathComponent("never.bin")
+                let error = await session.download(resumingWith: resumeData, to: { _, _ in (target, []) })
+                    .serializingDownloadedFileURL().result.failure
+                #expect(error?.kind == .downloadFileWriteFailed)
+                #expect(error?.localizedDescription.contains("symbolic link") == true)
+                #expect(try Data(contentsOf: elsewhere.appendingPathComponent("planted.download")) == Data("abc".utf8))
+                #expect(!FileManager.default.fileExists(atPath: target.path))
                 await session.invalidate()
             }
         }

@@ -92,6 +92,25 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func outOfRangeTimeoutsAndDeadlinesNeverTrap(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            for value in [Double.infinity, .nan, -1, 0, 1e300, .greatestFiniteMagnitude] {
+                let session = transport.makeSession {
+                    $0.timeoutInterval = value
+                    $0.requestDeadline = value == 0 ? nil : value  // 0 is a deadline already passed
+                }
+                // FoundationNetworking traps on an infinite or NaN timeout set through the setter.
+                let set = await session.request(server.url("/get")) { $0.timeoutInterval = value }
+                    .validate().serializingData().result
+                #expect(set.failure == nil, "timeout \(value)")
+                let configured = await session.request(server.url("/get")).validate().serializingData().result
+                #expect(configured.failure == nil, "timeout \(value)")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func timeoutIntervalCountsIdleTimeNotTotalTime(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             // Twelve bytes over eight seconds: never 6 s without data, though 8 s in all. The
@@ -150,6 +169,55 @@ import FoundationNetworking
             #expect(error.isExplicitlyCancelledError)
             let late = await failure(of: session.request(server.url("/get")))
             #expect(late?.kind == .sessionInvalidated)
+        }
+    }
+
+    /// `url` with `user` and `password` (percent-encoded already) as its user info.
+    private func withUserInfo(_ url: URL, user: String, password: String) throws -> URL {
+        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        components.percentEncodedUser = user
+        components.percentEncodedPassword = password
+        return try #require(components.url)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func userInfoIsSentAsBasicAuthenticationAndNeverShown(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let protected = try withUserInfo(server.url("/basic-auth/ada/s3cret"), user: "ada", password: "s3cret")
+            let request = session.request(protected).validate()
+            _ = try await request.serializingData().value
+            #expect(request.response?.statusCode == 200)
+            // The credentials left the URL before anything could print it.
+            #expect(request.request?.url?.user == nil)
+            #expect(request.request?.url?.password == nil)
+            // (The path names the password too, for the route: look for the user info.)
+            #expect(!request.description.contains("ada:s3cret"))
+            #expect(!request.cURLDescription().contains("ada:s3cret"))
+            #expect(!request.cURLDescription().contains(Data("ada:s3cret".utf8).base64EncodedString()))
+            #expect(request.performedRequests.allSatisfy { $0.url?.absoluteString.contains("ada:s3cret") == false })
+
+            let echoed = try withUserInfo(server.url("/headers"), user: "us%40er", password: "p%3Ass")
+            let headers = try await session.request(echoed).serializingDecodable([String: [String: String]].self)
+                .value
+            // One header (repeats would be joined with a comma), decoded from the percent-encoding.
+            #expect(headers["headers"]?["Authorization"] == "Basic " + Data("us@er:p:ss".utf8).base64EncodedString())
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anAuthorizationHeaderWinsOverUserInfo(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let url = try withUserInfo(server.url("/headers"), user: "ada", password: "s3cret")
+            let headers = try await session.request(url, headers: [.authorization(bearerToken: "token")])
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(headers["headers"]?["Authorization"] == "Bearer token")
+            let wrong = try withUserInfo(server.url("/basic-auth/ada/s3cret"), user: "ada", password: "wrong")
+            let refused = await session.request(wrong).validate().serializingData().result.failure
+            #expect(refused?.responseCode == 401)
+            await session.invalidate()
         }
     }
 

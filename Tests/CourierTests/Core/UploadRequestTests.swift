@@ -191,6 +191,55 @@ private let retryingPOST = RetryPolicy(
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func aStreamReadByAnEarlierUploadFailsTheSecond(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let body = Data("read once".utf8)
+            let stream = InputStream(data: body)
+            let first = try await session.upload(stream, to: server.url("/upload")).validate()
+                .serializingDecodable(UploadReceipt.self).value
+            #expect(first == UploadReceipt(of: body))
+            // The stream is at its end (or closed) now: sending it would send nothing, or trap.
+            let second = await session.upload(stream, to: server.url("/upload")).serializingData().result.failure
+            #expect(second?.kind == .createUploadableFailed)
+            #expect(second?.localizedDescription.contains("read already") == true)
+            // A stream read to its end but left open is refused as well.
+            let drained = InputStream(data: body)
+            drained.open()
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while drained.read(&buffer, maxLength: buffer.count) > 0 {}
+            let third = await session.upload(drained, to: server.url("/upload")).serializingData().result.failure
+            #expect(third?.kind == .createUploadableFailed)
+            // The session still works.
+            let after = try await session.upload(InputStream(data: body), to: server.url("/upload")).validate()
+                .serializingDecodable(UploadReceipt.self).value
+            #expect(after == UploadReceipt(of: body))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStreamThatFailsToOpenFailsTheUpload(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let missing = directory.appendingPathComponent("gone.bin")
+                let stream = try #require(InputStream(fileAtPath: missing.path))
+                let error = await session.upload(stream, to: server.url("/upload")).serializingData().result.failure
+                #expect(error?.kind == .createUploadableFailed)
+                // Per attempt, too: a closure whose stream fails to open.
+                let made = RequestBody.stream { InputStream(fileAtPath: missing.path) ?? InputStream(data: Data()) }
+                let madeError = await session.upload(made, to: server.url("/upload")).serializingData().result.failure
+                // Failing is the point: FoundationNetworking used to send such a stream as an empty
+                // body and succeed. (AsyncHTTPClient may send the head before the body fails, so the
+                // server's request count proves nothing.)
+                #expect(madeError?.kind == .createUploadableFailed)
+                await session.invalidate()
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases, [UInt64.max, 0])
     func uploadsAMultipartForm(transport: TransportKind, threshold: UInt64) async throws {
         try await withTemporaryDirectory { directory in

@@ -37,4 +37,33 @@ import FoundationNetworking
         request.addHeaders([], replacing: true)
         #expect(request.allHTTPHeaderFields == ["x-one": "b"])
     }
+
+    @Test func userInfoBecomesBasicAuthentication() throws {
+        let request = URLRequest(url: try #require(URL(string: "http://ada:s%20cret@127.0.0.1:8080/get?a=1#f")))
+        let moved = request.movingUserInfoToAuthorization()
+        #expect(moved.url?.absoluteString == "http://127.0.0.1:8080/get?a=1#f")
+        #expect(
+            moved.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("ada:s cret".utf8).base64EncodedString()
+        )
+        let userOnly = URLRequest(url: try #require(URL(string: "http://ada@127.0.0.1/")))
+            .movingUserInfoToAuthorization()
+        #expect(userOnly.url?.absoluteString == "http://127.0.0.1/")
+        #expect(
+            userOnly.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("ada:".utf8).base64EncodedString()
+        )
+    }
+
+    @Test func anExistingAuthorizationIsKept() throws {
+        var request = URLRequest(url: try #require(URL(string: "http://ada:secret@127.0.0.1/")))
+        request.setValue("Bearer t", forHTTPHeaderField: "authorization")
+        let moved = request.movingUserInfoToAuthorization()
+        #expect(moved.url?.absoluteString == "http://127.0.0.1/")
+        #expect(moved.allHTTPHeaderFields?.count == 1)
+        #expect(moved.value(forHTTPHeaderField: "Authorization") == "Bearer t")
+    }
+
+    @Test func aURLWithoutUserInfoIsUntouched() throws {
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/a@b")))
+        #expect(request.movingUserInfoToAuthorization() == request)
+    }
 }

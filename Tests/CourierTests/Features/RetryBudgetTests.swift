@@ -47,6 +47,22 @@ private final class ManualClock: Sendable {
         #expect(budget.window == 3600)
     }
 
+    @Test(arguments: [Double.infinity, .nan, 1e300, -1, -.infinity, .greatestFiniteMagnitude])
+    func nonFiniteOrHugeSettingsNeverTrap(value: Double) {
+        let clock = ManualClock()
+        let budget = RetryBudget(ratio: value, minimumRetriesPerSecond: value, window: value) { clock.now }
+        #expect((0...1).contains(budget.ratio))
+        #expect((0...RetryBudget.maximumRetriesPerSecond).contains(budget.minimumRetriesPerSecond))
+        #expect((1...3600).contains(budget.window))
+        for _ in 0..<10 { budget.recordRequest() }
+        // Each of these converts the allowance to an `Int`: where NaN or infinity used to trap.
+        #expect(budget.availableRetries >= 0)
+        _ = budget.spendRetry()
+        if value > 0 {
+            #expect(budget.spendRetry(), "a huge floor allows retries")
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aSpentBudgetStopsRetriesAcrossTheSession(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
@@ -63,6 +79,22 @@ private final class ManualClock: Sendable {
             #expect(first.failure?.responseCode == 503)
             #expect(second.failure?.responseCode == 503, "fails with its own error, not a budget error")
             #expect(server.attempts(forKey: "b1") + server.attempts(forKey: "b2") == 3, "two requests, one retry")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anInfiniteFloorStillRetriesAgainstTheServer(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let budget = RetryBudget(ratio: .nan, minimumRetriesPerSecond: .infinity, window: .nan)
+            let session = transport.makeSession(
+                { $0.retryBudget = budget },
+                interceptor: RetryPolicy(exponentialBackoffScale: 0.01)
+            )
+            let result = await session.request(server.url("/fault/flaky/inf?times=2&status=503")).validate()
+                .serializingData().result
+            #expect(result.failure == nil)
+            #expect(server.attempts(forKey: "inf") == 3)
             await session.invalidate()
         }
     }

@@ -24,6 +24,29 @@ private struct Attempts: Decodable, Sendable {
         #expect(RetryPolicy(usesJitter: false).delay(forRetryCount: 2) == 2)
     }
 
+    @Test(arguments: [Double.infinity, .nan, 1e300, -1, -.infinity, .greatestFiniteMagnitude])
+    func outOfRangeSettingsGiveFiniteDelays(value: Double) {
+        let policies = [
+            RetryPolicy(maximumBackoff: value),
+            RetryPolicy(exponentialBackoffBase: value, maximumBackoff: value),
+            RetryPolicy(exponentialBackoffScale: value, maximumBackoff: value),
+            RetryPolicy(exponentialBackoffBase: value, exponentialBackoffScale: value),
+            RetryPolicy(exponentialBackoffBase: value, exponentialBackoffScale: value, usesJitter: false),
+            RetryPolicy(exponentialBackoffBase: 1e10, maximumBackoff: value),
+        ]
+        for policy in policies {
+            for retryCount in [0, 1, 5, 64, 1100, Int.max] {
+                // `Double.random(in: 0..<.infinity)` traps: the delay must be finite.
+                let delay = policy.delay(forRetryCount: retryCount)
+                #expect(delay.isFinite && delay >= 0 && delay <= RetryPolicy.longestDelay)
+                let ceiling = policy.delayCeiling(forRetryCount: retryCount)
+                #expect(ceiling.isFinite && ceiling >= 0 && ceiling <= RetryPolicy.longestDelay)
+            }
+        }
+        #expect(RetryPolicy(maximumBackoff: .infinity, usesJitter: false).delay(forRetryCount: 2) == 2)
+        #expect(RetryPolicy(maximumBackoff: .infinity, usesJitter: false).delay(forRetryCount: 5000) == 1e9)
+    }
+
     @Test func jitterDrawsBelowTheCeiling() {
         let policy = RetryPolicy()
         let delays = (0..<1000).map { _ in policy.delay(forRetryCount: 3) }
@@ -160,6 +183,43 @@ private struct Attempts: Decodable, Sendable {
                 .serializingData().result.failure
             #expect(failed?.responseCode == 503)
             #expect(server.attempts(forKey: "cl-503") == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func infiniteSettingsRetryWithoutTrapping(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let policy = RetryPolicy(
+                retryLimit: 3,
+                exponentialBackoffBase: .infinity,
+                exponentialBackoffScale: .nan,
+                maximumBackoff: .nan,
+                maximumRetryAfter: .infinity
+            )
+            let session = transport.makeSession(interceptor: policy)
+            // NaN cap: no wait; every retry is made at once.
+            let answer = try await session.request(server.url("/fault/flaky/nonfinite?times=3&status=503"))
+                .validate().serializingDecodable(Attempts.self).value
+            #expect(answer.attempts == 4)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anEnormousRetryAfterDoesNotTrap(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            var policy = RetryPolicy(retryableHTTPStatusCodes: [200])
+            policy.maximumRetryAfter = .infinity
+            // The retry would wait about 31 years; the deadline turns that into a prompt failure.
+            let session = transport.makeSession({ $0.requestDeadline = 60 }, interceptor: policy)
+            for seconds in ["99999999999999999999", String(repeating: "9", count: 400)] {
+                let request = session.request(server.url("/response-headers?Retry-After=\(seconds)"))
+                    .validate(statusCode: [201])
+                let result = await value(within: 30) { await request.serializingData().result }
+                #expect(result?.failure?.responseCode == 200, "fails with its own error, at once")
+                #expect(request.retryCount == 0)
+            }
             await session.invalidate()
         }
     }
