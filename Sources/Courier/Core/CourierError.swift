@@ -22,7 +22,8 @@ public struct CourierError: Error, Sendable {
 
         /// A string or URL could not be made into a request URL.
         public static let invalidURL = Kind("invalidURL")
-        /// A header cannot be sent: a bad name, or CR, LF or NUL in the value.
+        /// A header cannot be sent: its name is not a token, or its value holds a control
+        /// character (CR, LF, NUL, DEL…) that RFC 9110 forbids. The description never holds the value.
         public static let invalidHeader = Kind("invalidHeader")
         /// Parameters could not be encoded into the request.
         public static let parameterEncodingFailed = Kind("parameterEncodingFailed")
