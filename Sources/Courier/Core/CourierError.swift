@@ -55,6 +55,9 @@ public struct CourierError: Error, Sendable {
         public static let downloadedFileMoveFailed = Kind("downloadedFileMoveFailed")
         /// Resume data was not made by Courier, is of an unknown version, or its partial file is gone.
         public static let invalidResumeData = Kind("invalidResumeData")
+        /// A streamed body split into lines (JSON lines) sent a line longer than the limit, or
+        /// no line break within it: the stream was stopped rather than held in memory without end.
+        public static let streamLineTooLong = Kind("streamLineTooLong")
     }
 
     /// Why a validator rejected a response.
@@ -198,6 +201,11 @@ public struct CourierError: Error, Sendable {
         CourierError(.invalidResumeData, .underlying(error))
     }
 
+    /// A streamed body had a line longer than `limit` bytes (not counting its line break).
+    public static func streamLineTooLong(limit: Int) -> CourierError {
+        CourierError(.streamLineTooLong, .limit(limit))
+    }
+
     // MARK: - Reading errors
 
     /// Whether the caller cancelled the request.
@@ -261,6 +269,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .retry(let retryError, let originalError):
             return "Deciding whether to retry failed with \(retryError.localizedDescription) "
                 + "(the request had failed with \(originalError.localizedDescription))."
+        case .limit(let limit) where kind == .streamLineTooLong:
+            return "A line of the streamed body is longer than the limit of \(limit) bytes "
+                + "(the server sent no line break within it)."
         case .limit(let limit):
             return "The body is larger than the limit of \(limit) bytes."
         case .move(let error, let source, let destination):
