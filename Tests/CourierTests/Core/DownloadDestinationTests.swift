@@ -73,7 +73,7 @@ import FoundationNetworking
     }
 
     /// A megabyte of parameters, or of one unterminated quoted value, parses in linear time:
-    /// well under a second even in a debug build.
+    /// seconds at most even in a loaded debug build.
     @Test func contentDispositionParsesInLinearTime() {
         let manyParameters = "attachment" + String(repeating: "; a=b", count: 200_000) + "; filename=last.txt"
         let openQuote = "attachment; filename=\"" + String(repeating: "\\x", count: 300_000)
@@ -83,7 +83,7 @@ import FoundationNetworking
             #expect(ContentDisposition.fileName(in: openQuote)?.utf8.count == 300_000)
             #expect(ContentDisposition.fileName(in: noEquals) == nil)
         }
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     @Test func contentRangeHeaders() {

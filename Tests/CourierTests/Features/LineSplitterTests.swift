@@ -62,7 +62,7 @@ import Testing
     }
 
     /// A 1 MiB line arriving a byte at a time, then 100,000 short lines a byte at a time: linear
-    /// work (well under a second even in a debug build), where rescanning the buffer for every
+    /// work (seconds at most even in a loaded debug build), where rescanning the buffer for every
     /// piece took hours.
     @Test func splittingIsLinear() throws {
         let elapsed = try ContinuousClock().measure {

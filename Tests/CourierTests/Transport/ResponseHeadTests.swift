@@ -95,7 +95,8 @@ import FoundationNetworking
     }
 
     /// A hostile head: 50,000 `Set-Cookie` fields and 50,000 distinct names. Reading every
-    /// header is linear (well under a second); the code this replaced took minutes.
+    /// header is linear (seconds at most in a loaded debug build); the code this replaced
+    /// would take about an hour.
     @Test func aHugeHeadIsReadInLinearTime() throws {
         let url = try #require(Self.url)
         var fields: [(name: String, value: String)] = []
@@ -118,7 +119,7 @@ import FoundationNetworking
             #expect(found == 50_000)
             #expect(headers.dictionary.count == 50_001)
         }
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     @Test func aLargeHeadReadsAsASmallOneDoes() throws {
