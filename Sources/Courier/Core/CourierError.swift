@@ -22,7 +22,8 @@ public struct CourierError: Error, Sendable {
 
         /// A string or URL could not be made into a request URL.
         public static let invalidURL = Kind("invalidURL")
-        /// A header cannot be sent: a bad name, or CR, LF or NUL in the value.
+        /// A header cannot be sent: its name is not a token, or its value holds a control
+        /// character (CR, LF, NUL, DEL…) that RFC 9110 forbids. The description never holds the value.
         public static let invalidHeader = Kind("invalidHeader")
         /// Parameters could not be encoded into the request.
         public static let parameterEncodingFailed = Kind("parameterEncodingFailed")
@@ -61,6 +62,9 @@ public struct CourierError: Error, Sendable {
         /// over the parser's limit, a malformed status line. The server's fault, which another
         /// attempt will not mend: ``RetryPolicy`` does not retry it.
         public static let invalidResponse = Kind("invalidResponse")
+        /// A streamed body split into lines (JSON lines) sent a line longer than the limit, or
+        /// no line break within it: the stream was stopped rather than held in memory without end.
+        public static let streamLineTooLong = Kind("streamLineTooLong")
     }
 
     /// Why a validator rejected a response.
@@ -227,6 +231,11 @@ public struct CourierError: Error, Sendable {
         CourierError(.invalidResumeData, .underlying(error))
     }
 
+    /// A streamed body had a line longer than `limit` bytes (not counting its line break).
+    public static func streamLineTooLong(limit: Int) -> CourierError {
+        CourierError(.streamLineTooLong, .limit(limit))
+    }
+
     // MARK: - Reading errors
 
     /// Whether the caller cancelled the request.
@@ -305,6 +314,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .limit(let limit) where kind == .bufferLimitExceeded:
             return "More than \(limit) response bytes waited for a consumer that fell behind, and this "
                 + "transport cannot pause the transfer; read faster, or raise the limit."
+        case .limit(let limit) where kind == .streamLineTooLong:
+            return "A line of the streamed body is longer than the limit of \(limit) bytes "
+                + "(the server sent no line break within it)."
         case .limit(let limit):
             return "The body is larger than the limit of \(limit) bytes; raise "
                 + "Session.Configuration.maximumResponseBodySize, or use a download or a stream request."

@@ -72,15 +72,10 @@ extension DownloadRequest {
         return "download"
     }
 
-    /// `name` as one plain file name: its last path component (either slash), without control
-    /// characters, and never `.`, `..` or hidden; `nil` if nothing usable is left.
+    /// `name` as one plain file name, safe to append to a directory; `nil` if nothing usable is
+    /// left. See ``ContentDisposition/sanitizedFileName(_:)``.
     static func sanitizedFileName(_ name: String) -> String? {
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(lastComponent.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) })
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
-        guard !cleaned.isEmpty else { return nil }
-        return String(cleaned.prefix(255))
+        ContentDisposition.sanitizedFileName(name)
     }
 
     /// Moves the finished file at `source` to `destination` so that the destination either does

@@ -29,16 +29,57 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     private static let sensitiveNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
-    /// Why the header cannot be sent, or `nil` if it can: the name must be a token, and the value
-    /// must not hold CR, LF or NUL, which would let it forge further headers or a second request.
+    /// Why the header cannot be sent, or `nil` if it can, following RFC 9110 (section 5): the
+    /// name must be a token, and the value only visible characters, spaces and tabs
+    /// (`field-vchar`, which includes bytes above 0x7F, `obs-text`). A control character (CR or
+    /// LF above all, which would let the value forge further headers or a second request; NUL;
+    /// DEL) makes it invalid. Space or tab at either end is allowed: it is trimmed on receipt.
+    ///
+    /// The reason names the header and says where the value went wrong, by byte offset; it never
+    /// holds the value, which may be a credential.
     public var invalidityReason: String? {
-        if name.isEmpty || !name.utf8.allSatisfy(HTTPMethod.isTokenCharacter) {
-            return "the header name \"\(name)\" is not a valid token"
+        Self.invalidityReason(name: name, value: value)
+    }
+
+    /// The check behind ``invalidityReason``, on a name and a value as given: the entry point
+    /// for tests and fuzzing.
+    static func invalidityReason(name: String, value: String) -> String? {
+        if name.isEmpty { return "a header name is empty" }
+        if let offset = name.utf8.firstIndex(where: { !HTTPMethod.isTokenCharacter($0) }) {
+            let position = name.utf8.distance(from: name.utf8.startIndex, to: offset)
+            return "the header name \(quotedForMessage(name)) is not a valid token "
+                + "(byte \(position) is not allowed in a name)"
         }
-        if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-            return "the value of header \"\(name)\" contains CR, LF or NUL"
+        var position = 0
+        for byte in value.utf8 {
+            if !isFieldValueByte(byte) {
+                let what = byte == 13 || byte == 10 || byte == 0 ? "CR, LF or NUL" : "a control character"
+                return "the value of header \(quotedForMessage(name)) contains \(what) "
+                    + "(0x\(String(byte, radix: 16, uppercase: true))) at byte \(position)"
+            }
+            position += 1
         }
         return nil
+    }
+
+    /// Whether `byte` may appear in a field value: `field-vchar` (`VCHAR` 0x21-0x7E and
+    /// `obs-text` 0x80-0xFF), space or horizontal tab.
+    static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 ? byte != 0x7F : byte == 0x09
+    }
+
+    /// `name` quoted for an error message: at most 64 bytes, anything but printable ASCII
+    /// escaped, so that a name built from bad input cannot write to a terminal.
+    private static func quotedForMessage(_ name: String) -> String {
+        var quoted = "\""
+        for byte in name.utf8.prefix(64) {
+            if (0x20..<0x7F).contains(byte), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                quoted.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                quoted += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return quoted + (name.utf8.count > 64 ? "…\"" : "\"")
     }
 }
 

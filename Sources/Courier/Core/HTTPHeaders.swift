@@ -8,19 +8,28 @@
 /// headers.add(.authorization(bearerToken: token))
 /// headers["accept"]   // "application/json"
 /// ```
+///
+/// Lookups, additions and updates take constant time (amortised): the headers are indexed by
+/// their name with ASCII letters lowercased, the case-insensitivity HTTP defines for names, so a
+/// response with ten thousand fields costs ten thousand steps, not a hundred million. Removing
+/// one moves the headers after it.
 public struct HTTPHeaders: Hashable, Sendable {
     private var headers: [HTTPHeader] = []
+    /// The position in `headers` of each name, keyed by ``key(for:)``.
+    private var positions: [String: Int] = [:]
 
     /// No headers.
     public init() {}
 
     /// The given headers, in order; a later header replaces an earlier one of the same name.
     public init(_ headers: [HTTPHeader]) {
+        reserveCapacity(headers.count)
         headers.forEach { update($0) }
     }
 
     /// The given name-value pairs; dictionaries have no order, so they are sorted by name.
     public init(_ dictionary: [String: String]) {
+        reserveCapacity(dictionary.count)
         dictionary.sorted { $0.key < $1.key }.forEach { update(name: $0.key, value: $0.value) }
     }
 
@@ -41,21 +50,28 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// Sets `header`, replacing one of the same name in place or appending.
     public mutating func update(_ header: HTTPHeader) {
-        if let index = position(ofName: header.name) {
+        let key = Self.key(for: header.name)
+        if let index = positions[key] {
             headers[index] = header
         } else {
+            positions[key] = headers.count
             headers.append(header)
         }
     }
 
     /// Removes the header named `name`, if any.
     public mutating func remove(name: String) {
-        if let index = position(ofName: name) { headers.remove(at: index) }
+        guard let index = positions.removeValue(forKey: Self.key(for: name)) else { return }
+        headers.remove(at: index)
+        for later in headers[index...] {
+            positions[Self.key(for: later.name)]? -= 1
+        }
     }
 
     /// Sorts the headers by name, case-insensitively.
     public mutating func sort() {
-        headers.sort { $0.name.lowercased() < $1.name.lowercased() }
+        headers = headers.map { (key: Self.key(for: $0.name), header: $0) }.sorted { $0.key < $1.key }.map(\.header)
+        reindex()
     }
 
     /// The headers sorted by name, case-insensitively.
@@ -67,7 +83,7 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// The value of header `name`, compared case-insensitively, or `nil`.
     public func value(for name: String) -> String? {
-        position(ofName: name).map { headers[$0].value }
+        positions[Self.key(for: name)].map { headers[$0].value }
     }
 
     /// The value of header `name`; setting `nil` removes it.
@@ -84,10 +100,14 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// The headers as a dictionary (names as added).
     public var dictionary: [String: String] {
-        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        var dictionary: [String: String] = [:]
+        dictionary.reserveCapacity(headers.count)
+        for header in headers { dictionary[header.name] = header.value }
+        return dictionary
     }
 
-    /// The first header that cannot be sent and why, or `nil` if all are valid.
+    /// The first header that cannot be sent and why, or `nil` if all are valid. The reason names
+    /// the header but never holds its value, which may be a credential.
     public var firstInvalidity: (header: HTTPHeader, reason: String)? {
         for header in headers {
             if let reason = header.invalidityReason { return (header, reason) }
@@ -111,21 +131,36 @@ public struct HTTPHeaders: Hashable, Sendable {
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy {
-                $0.name.lowercased() == $1.name.lowercased() && $0.value == $1.value
+                $0.value == $1.value && key(for: $0.name) == key(for: $1.name)
             }
     }
 
     /// Hashes names case-insensitively, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(headers.count)
         for header in headers {
-            hasher.combine(header.name.lowercased())
+            hasher.combine(Self.key(for: header.name))
             hasher.combine(header.value)
         }
     }
 
-    private func position(ofName name: String) -> Int? {
-        let lowered = name.lowercased()
-        return headers.firstIndex { $0.name.lowercased() == lowered }
+    /// Makes room for `count` headers in all, so that building a large set allocates once.
+    mutating func reserveCapacity(_ count: Int) {
+        headers.reserveCapacity(count)
+        positions.reserveCapacity(count)
+    }
+
+    /// Rebuilds `positions` from `headers`.
+    private mutating func reindex() {
+        positions.removeAll(keepingCapacity: true)
+        for (index, header) in headers.enumerated() { positions[Self.key(for: header.name)] = index }
+    }
+
+    /// The name with ASCII letters lowercased: how HTTP compares names (RFC 9110, section 5.1).
+    /// Cheaper than `lowercased()`, which is Unicode-aware; a name without capitals is returned
+    /// as it is, sharing its storage.
+    static func key(for name: String) -> String {
+        Substring(name).utf8.asciiLowercased
     }
 }
 

@@ -423,9 +423,14 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     // MARK: - Attempts
 
+    /// The request as built (and modified), with the session's headers; its headers are checked
+    /// here, before any adapter sees them, and again after adaptation in ``perform(_:for:)``.
     private func makeInitialRequest(from convertible: any URLRequestConvertible) throws -> URLRequest {
         var built = try convertible.asURLRequest()
         built.addHeaders(configuration.headers, replacing: false)
+        if let (header, reason) = HTTPHeaders.firstInvalidity(in: built.allHTTPHeaderFields ?? [:]) {
+            throw CourierError.invalidHeader(name: header.name, reason: reason)
+        }
         return built
     }
 

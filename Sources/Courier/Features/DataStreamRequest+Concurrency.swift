@@ -21,17 +21,22 @@ extension DataStreamRequest {
 
     /// Each line of the body decoded as `type` (JSON lines), in order. A line that does not
     /// decode ends the loop with ``CourierError/Kind/responseSerializationFailed`` and cancels the request.
+    ///
+    /// A line longer than `maximumLineLength` bytes, not counting its line break (a server
+    /// sending no line break, say), ends the loop with ``CourierError/Kind/streamLineTooLong``
+    /// and cancels the request, so a stream's bytes are never held beyond the limit.
     public func streamingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
         decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
-        bufferLimit: Int = DataStreamRequest.defaultBufferLimit
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength
     ) -> DataStreamSequence<T> {
         DataStreamSequence(request: self, bufferLimit: bufferLimit) {
-            let lines = LineSplitter()
+            let lines = LineSplitter(maximumLineLength: maximumLineLength)
             let made = decoder()
             return { data in
                 // An empty piece marks the end: the last line may lack its newline.
-                let found = data.isEmpty ? lines.remainder().map { [$0] } ?? [] : lines.lines(in: data)
+                let found = data.isEmpty ? try lines.remainder().map { [$0] } ?? [] : try lines.lines(in: data)
                 return try found.map { try DataStreamRequest.decode(T.self, from: $0, with: made).get() }
             }
         }
@@ -40,7 +45,7 @@ extension DataStreamRequest {
 
 /// The values of a ``DataStreamRequest``'s body as an `AsyncSequence`: made by
 /// ``DataStreamRequest/streamingData(bufferLimit:)``, ``DataStreamRequest/streamingStrings(bufferLimit:)``
-/// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:)``.
+/// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``.
 ///
 /// The body arrives once: an iterator sees what arrives after it was made. Leaving the loop early
 /// cancels the request.

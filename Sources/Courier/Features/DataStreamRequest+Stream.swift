@@ -36,6 +36,13 @@ extension DataStreamRequest {
     /// The largest amount of data a consumer may have waiting before the transfer is held back, by default.
     public static let defaultBufferLimit = 1 << 20
 
+    /// The longest line the JSON-lines consumers accept by default, 1 MiB (not counting the line
+    /// break): ``responseStreamDecodable(of:on:decoder:bufferLimit:maximumLineLength:stream:)``
+    /// and ``streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``. A longer line fails
+    /// with ``CourierError/Kind/streamLineTooLong``; pass a larger `maximumLineLength` for
+    /// streams whose values are larger.
+    public static let defaultMaximumLineLength = 1 << 20
+
     /// Calls `stream` on `queue` with each piece of the body as it arrives, then with the end.
     ///
     /// While more than `bufferLimit` bytes wait for `stream`, the transfer is held back.
@@ -82,26 +89,41 @@ extension DataStreamRequest {
     /// Calls `stream` with each line of the body decoded as `type`: JSON lines (one JSON value per
     /// line, as `application/x-ndjson` and `application/jsonl` streams send). A line that does not
     /// decode is a `.failure` event and the stream goes on.
+    ///
+    /// A line longer than `maximumLineLength` bytes (a server sending no line break, say) is a
+    /// `.failure` event with ``CourierError/Kind/streamLineTooLong``, and the request is then
+    /// cancelled: its bytes are never held beyond the limit.
     @discardableResult
     public func responseStreamDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         on queue: DispatchQueue = .courierCallbacks,
         decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength,
         stream: @escaping Handler<T, CourierError>
     ) -> Self {
-        let lines = LineSplitter()
+        let lines = LineSplitter(maximumLineLength: maximumLineLength)
         let made = decoder()
         addConsumer(
             HandlerConsumer(
                 request: self,
                 queue: queue,
                 bufferLimit: bufferLimit,
-                transform: { data in
-                    lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                transform: { [weak self] data in
+                    do throws(CourierError) {
+                        return try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                    } catch {
+                        // Nothing more can be split: report it, then stop the transfer.
+                        self?.cancel()
+                        return [.failure(error)]
+                    }
                 },
                 finalTransform: {
-                    lines.remainder().map { [Self.decode(T.self, from: $0, with: made)] } ?? []
+                    do throws(CourierError) {
+                        return try lines.remainder().map { [Self.decode(T.self, from: $0, with: made)] } ?? []
+                    } catch {
+                        return [.failure(error)]
+                    }
                 },
                 handler: stream
             )
@@ -201,31 +223,94 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     }
 }
 
-// @unchecked Sendable: `buffer` is touched only on the consumer's serial queue.
-/// Splits bytes into lines (`\n`, with an optional `\r` before it), keeping a partial last line.
+// @unchecked Sendable: its state is touched only on the consumer's serial queue (or by the one
+// iterator that owns it).
+/// Splits bytes into lines (`\n`, with an optional `\r` before it), keeping a partial last line,
+/// and fails a line longer than ``maximumLineLength``.
+///
+/// Linear in its input: each byte is scanned for a line break once (the scan resumes where the
+/// last one stopped), and the bytes of finished lines are dropped from the buffer only once
+/// they are at least half of it, so moving the rest costs no more than what was consumed.
+/// Memory is bounded by the limit plus one piece.
 final class LineSplitter: @unchecked Sendable {
-    private var buffer = Data()
+    /// The longest line accepted, in bytes, not counting its line break.
+    let maximumLineLength: Int
+    private var buffer: [UInt8] = []
+    /// Where the partial line starts in `buffer`; the bytes before it are finished lines.
+    private var lineStart = 0
+    /// Where the search for the next line break resumes: everything from `lineStart` to here
+    /// holds none.
+    private var scanned = 0
+    /// Set once a line was too long: the splitter then drops what it is given, so the error is
+    /// reported once.
+    private var hasFailed = false
 
-    /// The complete non-empty lines `data` finishes.
-    func lines(in data: Data) -> [Data] {
-        buffer.append(data)
+    /// A splitter failing lines longer than `maximumLineLength` bytes (at least 1).
+    init(maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength) {
+        self.maximumLineLength = max(1, maximumLineLength)
+    }
+
+    /// The complete non-empty lines `data` finishes, in order.
+    ///
+    /// - Throws: ``CourierError/Kind/streamLineTooLong`` when a line, finished or not, passes
+    ///   ``maximumLineLength``; later calls then return nothing.
+    func lines(in data: Data) throws(CourierError) -> [Data] {
+        guard !hasFailed else { return [] }
+        buffer.append(contentsOf: data)
         var lines: [Data] = []
-        var start = buffer.startIndex
-        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            var line = buffer[start..<newline]
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if !line.isEmpty { lines.append(Data(line)) }
-            start = buffer.index(after: newline)
+        let newline = UInt8(ascii: "\n")
+        while let found = buffer[scanned...].firstIndex(of: newline) {
+            var end = found
+            if end > lineStart, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            try check(length: end - lineStart)
+            if end > lineStart { lines.append(Data(buffer[lineStart..<end])) }
+            lineStart = found + 1
+            scanned = lineStart
         }
-        buffer = Data(buffer[start...])
+        scanned = buffer.count
+        // The partial line may end with the `\r` of a `\r\n` still to come.
+        let pending = buffer.count - lineStart
+        try check(length: buffer.last == UInt8(ascii: "\r") ? pending - 1 : pending)
+        compact()
         return lines
     }
 
-    /// The last line, if the body did not end with a newline.
-    func remainder() -> Data? {
-        defer { buffer = Data() }
-        let trimmed = buffer.last == UInt8(ascii: "\r") ? Data(buffer.dropLast()) : buffer
-        return trimmed.isEmpty ? nil : trimmed
+    /// The last line, if the body did not end with a newline (none after a failure).
+    func remainder() throws(CourierError) -> Data? {
+        guard !hasFailed else { return nil }
+        defer {
+            buffer = []
+            lineStart = 0
+            scanned = 0
+        }
+        var end = buffer.count
+        if end > lineStart, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return end > lineStart ? Data(buffer[lineStart..<end]) : nil
+    }
+
+    /// Fails (and drops the buffer) when a line of `length` bytes is too long.
+    private func check(length: Int) throws(CourierError) {
+        guard length > maximumLineLength else { return }
+        hasFailed = true
+        buffer = []
+        lineStart = 0
+        scanned = 0
+        throw .streamLineTooLong(limit: maximumLineLength)
+    }
+
+    /// Drops the finished lines once they are at least half the buffer: each byte moves at most
+    /// as often as the buffer halves, so compaction stays linear overall.
+    private func compact() {
+        guard lineStart > 0 else { return }
+        if lineStart == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 4 * maximumLineLength)
+        } else if lineStart >= buffer.count - lineStart {
+            buffer.removeSubrange(..<lineStart)
+        } else {
+            return
+        }
+        scanned -= lineStart
+        lineStart = 0
     }
 }
 

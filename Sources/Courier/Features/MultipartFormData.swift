@@ -285,7 +285,7 @@ public final class MultipartFormData: @unchecked Sendable {
         guard !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
             throw EncodingError.invalidHeader(
                 field: "Content-Disposition",
-                reason: "the \(field) \(value.debugDescription) contains CR, LF or NUL"
+                reason: "the \(field) contains CR, LF or NUL"  // Never the value: it may be private.
             )
         }
         var quoted = "\""

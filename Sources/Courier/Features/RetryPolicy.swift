@@ -77,10 +77,10 @@ public struct RetryPolicy: RequestInterceptor {
     ]
 
     /// Failures no attempt will mend, never retried by this policy: ``CourierError/Kind/invalidResponse``,
-    /// ``CourierError/Kind/invalidURL``, ``CourierError/Kind/bodyTooLarge`` and
-    /// ``CourierError/Kind/bufferLimitExceeded``.
+    /// ``CourierError/Kind/invalidURL``, ``CourierError/Kind/bodyTooLarge``,
+    /// ``CourierError/Kind/bufferLimitExceeded`` and ``CourierError/Kind/streamLineTooLong``.
     public static let neverRetriedKinds: Set<CourierError.Kind> = [
-        .invalidResponse, .invalidURL, .bodyTooLarge, .bufferLimitExceeded,
+        .invalidResponse, .invalidURL, .bodyTooLarge, .bufferLimitExceeded, .streamLineTooLong,
     ]
 
     /// The most retries of one request.

@@ -33,6 +33,14 @@ public final class ResponseHead: @unchecked Sendable {
     private let wrapsResponse: Bool
     /// The `HTTPURLResponse`: given, or built on first use.
     private let built: Protected<HTTPURLResponse??>
+    /// The fields grouped by name, built on first use when there are more than
+    /// ``fieldsScannedDirectly``: reading a header of a large head then costs one lookup, not a
+    /// pass over every field.
+    private let index = Protected<FieldIndex?>(nil)
+
+    /// Up to this many fields, a lookup scans them (cheaper than building an index); beyond, a
+    /// hostile server's ten thousand fields would make reading every header quadratic.
+    static let fieldsScannedDirectly = 16
 
     /// A head read from a response a transport already has, such as URLSession's.
     public init(_ response: HTTPURLResponse) {
@@ -64,23 +72,32 @@ public final class ResponseHead: @unchecked Sendable {
     /// with `", "`, as HTTP allows.
     public func value(forHTTPHeaderField name: String) -> String? {
         if wrapsResponse { return httpURLResponse?.value(forHTTPHeaderField: name) }
-        var joined: String?
-        for field in fields where Self.namesMatch(field.name, name) {
-            joined = joined.map { "\($0), \(field.value)" } ?? field.value
+        guard fields.count > Self.fieldsScannedDirectly else {
+            var values: [String] = []
+            for field in fields where Self.namesMatch(field.name, name) { values.append(field.value) }
+            return values.isEmpty ? nil : values.joined(separator: ", ")
         }
-        return joined
+        return fieldIndex().joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
     }
 
-    /// The headers, in order; several fields of one name are joined into one.
+    /// The headers, in order; several fields of one name are joined into one, placed where the
+    /// first of them stood. Linear in the number of fields, however many share a name.
     public var headers: HTTPHeaders {
         var headers = HTTPHeaders()
         if wrapsResponse {
-            for case let (name as String, value as String) in httpURLResponse?.allHeaderFields ?? [:] {
+            let fields = httpURLResponse?.allHeaderFields ?? [:]
+            headers.reserveCapacity(fields.count)
+            for case let (name as String, value as String) in fields {
                 headers.update(name: name, value: value)
             }
         } else {
-            for field in fields {
-                headers.update(name: field.name, value: value(forHTTPHeaderField: field.name) ?? field.value)
+            let index = fieldIndex()
+            headers.reserveCapacity(index.order.count)
+            for key in index.order {
+                // Named as the last of its fields is, as updating one field after another did.
+                guard let last = index.positions[key]?.last, let value = index.joinedValue(forKey: key, in: fields)
+                else { continue }
+                headers.update(name: fields[last].name, value: value)
             }
         }
         return headers
@@ -121,13 +138,12 @@ public final class ResponseHead: @unchecked Sendable {
         // One entry per name, compared case-insensitively (Foundation would keep one of
         // `Vary` and `vary`), repeated fields joined.
         var merged: [String: String] = [:]
-        merged.reserveCapacity(fields.count)
-        var namesByLowercase: [String: String] = [:]
-        for field in fields {
-            let key = field.name.lowercased()
-            let name = namesByLowercase[key] ?? field.name
-            namesByLowercase[key] = name
-            merged[name] = merged[name].map { "\($0), \(field.value)" } ?? field.value
+        let index = fieldIndex()
+        merged.reserveCapacity(index.order.count)
+        for key in index.order {
+            guard let first = index.positions[key]?.first, let value = index.joinedValue(forKey: key, in: fields)
+            else { continue }
+            merged[fields[first].name] = value
         }
         // Built outside the lock (it is slow); if two threads race, the first one stored wins.
         let response = url.flatMap {
@@ -137,6 +153,18 @@ public final class ResponseHead: @unchecked Sendable {
             if let existing = stored { return existing }
             stored = .some(response)
             return response
+        }
+    }
+
+    /// The index of the fields, built on first use. Built outside the lock; if two threads race,
+    /// the first one stored wins (both are the same).
+    private func fieldIndex() -> FieldIndex {
+        if let existing = index.withLock({ $0 }) { return existing }
+        let made = FieldIndex(fields)
+        return index.withLock { stored in
+            if let stored { return stored }
+            stored = made
+            return made
         }
     }
 
@@ -155,5 +183,35 @@ public final class ResponseHead: @unchecked Sendable {
             default: return false
             }
         }
+    }
+}
+
+/// The fields of a head grouped by name (ASCII letters lowercased), in the order each name first
+/// appeared: built in one pass, so reading every header of a head is linear in its size.
+private struct FieldIndex: Sendable {
+    /// The positions of each name's fields, in order.
+    let positions: [String: [Int]]
+    /// The names, keyed, in the order of their first field.
+    let order: [String]
+
+    init(_ fields: [(name: String, value: String)]) {
+        var positions: [String: [Int]] = [:]
+        positions.reserveCapacity(fields.count)
+        var order: [String] = []
+        for (offset, field) in fields.enumerated() {
+            let key = HTTPHeaders.key(for: field.name)
+            if positions[key, default: []].isEmpty { order.append(key) }
+            positions[key, default: []].append(offset)
+        }
+        self.positions = positions
+        self.order = order
+    }
+
+    /// The values of the fields named `key`, joined with `", "`; `nil` when there are none.
+    /// Joined in one pass, sized up front, so ten thousand `Set-Cookie` fields are copied once.
+    func joinedValue(forKey key: String, in fields: [(name: String, value: String)]) -> String? {
+        guard let positions = positions[key], let first = positions.first else { return nil }
+        if positions.count == 1 { return fields[first].value }
+        return positions.lazy.map { fields[$0].value }.joined(separator: ", ")
     }
 }

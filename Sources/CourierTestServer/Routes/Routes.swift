@@ -34,6 +34,7 @@ enum Routes {
         router.add(UploadRoute.routes)
         router.add(MultipartUploadRoute.routes)
         router.add(RecordsRoute.routes)
+        router.add(LineRoutes.routes)
         return router
     }()
 }

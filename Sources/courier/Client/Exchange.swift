@@ -86,11 +86,18 @@ struct Exchange {
     }
 
     /// The URLRequest for a body held in memory (or none), with `extraHeaders` on top.
+    ///
+    /// The headers go in as one `allHTTPHeaderFields`, not through `setValue(_:forHTTPHeaderField:)`:
+    /// FoundationNetworking's `setValue` silently drops a value holding CR or LF, which would
+    /// send the request without, say, its `Authorization` and exit 0. Kept whole, an invalid
+    /// header reaches the session's check and fails the request with `invalidHeader`, whose
+    /// message names the header but never prints its value.
     func makeURLRequest(extraHeaders: HTTPHeaders = HTTPHeaders()) -> URLRequest {
         var request = URLRequest(url: options.plan.url, timeoutInterval: options.attemptTimeout)
         request.httpMethod = options.plan.method
-        for header in options.plan.headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
-        for header in extraHeaders { request.setValue(header.value, forHTTPHeaderField: header.name) }
+        var headers = options.plan.headers
+        for header in extraHeaders { headers.update(header) }
+        if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
         if case .data(let data) = options.plan.body { request.httpBody = data }
         return request
     }

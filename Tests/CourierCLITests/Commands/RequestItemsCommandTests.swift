@@ -99,4 +99,30 @@ import Testing
             #expect(run.errorOutput.split(separator: "\n").count == 1)
         }
     }
+
+    /// A header value RFC 9110 forbids fails the run (exit 1) before anything is sent, naming the
+    /// header but never printing the value; FoundationNetworking's `setValue` would have dropped
+    /// one with a line break and sent the request without it.
+    @Test(arguments: allTransports)
+    func invalidHeaderValuesFailWithoutPrintingThem(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let secret = "s3cr3t-t0ken"
+            let url = server.url("/headers").absoluteString
+            let runs: [(arguments: [String], header: String)] = [
+                (["--bearer", "\(secret)\u{7F}", url], "Authorization"),
+                (["--bearer", "\(secret)\r\nX-Injected: 1", url], "Authorization"),
+                ([url, "X-A:bad\u{7F}\(secret)"], "X-A"),
+                ([url, "Authorization:Bearer \(secret)\n"], "Authorization"),
+            ]
+            for (arguments, header) in runs {
+                let run = try await CourierRun.run(["--transport", transport.rawValue] + arguments)
+                #expect(run.status == 1, "\(arguments): \(run.errorOutput)")
+                #expect(run.errorOutput.contains("\"\(header)\""), "\(run.errorOutput)")
+                #expect(!run.errorOutput.contains(secret) && !run.output.contains(secret))
+            }
+            await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
+        }
+    }
 }

@@ -245,4 +245,105 @@ private struct StreamLine: Decodable, Sendable {
         #expect(ids == Array(0..<10))
         await session.invalidate()
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStreamWithoutLineBreaksFailsAtTheLineLimit(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // `/range` sends letters and no line break: 4 MiB of one line.
+            let outcome = await value(within: 30) { () -> Result<Int, CourierError> in
+                var count = 0
+                do {
+                    for try await _ in session.streamRequest(server.url("/range/4194304?chunk_size=65536"))
+                        .streamingDecodable(String.self)
+                    {
+                        count += 1
+                    }
+                    return .success(count)
+                } catch {
+                    return .failure((error as? CourierError) ?? .explicitlyCancelled)
+                }
+            }
+            let error = try #require(outcome?.failure, "the loop ends with an error")
+            #expect(error.kind == .streamLineTooLong)
+            #expect(error.errorDescription?.contains("\(DataStreamRequest.defaultMaximumLineLength) bytes") == true)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func theHandlerReportsALineTooLongThenStops(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let events = Mutex<[Result<String, CourierError>]>([])
+            let completion = await value(within: 30) {
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
+                    // Paced over seconds, so the request is still running when the line fails.
+                    session.streamRequest(server.url("/range/1000000?chunk_size=8192&duration=20"))
+                        .responseStreamDecodable(of: String.self, maximumLineLength: 4096) { stream in
+                            switch stream.event {
+                            case .stream(let result): events.withLock { $0.append(result) }
+                            case .complete(let completion): continuation.resume(returning: completion)
+                            }
+                        }
+                }
+            }
+            let results = events.withLock { $0 }
+            #expect(results.count == 1, "one failure, then the end")
+            #expect(results.first?.failure?.kind == .streamLineTooLong)
+            #expect(completion?.error?.kind == .explicitlyCancelled, "the transfer was stopped")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aLongLegalLinePasses(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // Each line is exactly the default limit: a JSON string of a's in quotes.
+            let length = DataStreamRequest.defaultMaximumLineLength
+            let lines = await value(within: 60) { () -> [Int]? in
+                var lengths: [Int] = []
+                do {
+                    for try await line in session.streamRequest(server.url("/lines?count=3&length=\(length)&crlf=1"))
+                        .validate().streamingDecodable(String.self)
+                    {
+                        lengths.append(line.utf8.count)
+                    }
+                } catch {
+                    Issue.record("\(error)")
+                    return nil
+                }
+                return lengths
+            }
+            #expect(lines == [length - 2, length - 2, length - 2])
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func manyTinyPiecesSplitRight(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // One-byte chunks: every line, and every CRLF, arrives cut up.
+            let values = await value(within: 60) { () -> [String]? in
+                var values: [String] = []
+                do {
+                    for try await line in session.streamRequest(
+                        server.url("/lines?count=300&length=9&crlf=1&chunk_size=1")
+                    )
+                    .validate().streamingDecodable(String.self) {
+                        values.append(line)
+                    }
+                } catch {
+                    Issue.record("\(error)")
+                    return nil
+                }
+                return values
+            }
+            #expect(values == Array(repeating: "aaaaaaa", count: 300))
+            await session.invalidate()
+        }
+    }
 }

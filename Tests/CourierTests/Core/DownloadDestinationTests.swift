@@ -35,10 +35,55 @@ import FoundationNetworking
             ("bad\u{0}name\n.txt", "badname.txt"),
             ("   ", nil),
             ("normal.zip", "normal.zip"),
+            (" .bashrc", "bashrc"),
+            ("\t.profile ", "profile"),
+            (" ..", nil),
+            (" . . ", nil),
+            ("...", nil),
+            ("dir/ ..", nil),
+            (". .hidden", "hidden"),
+            ("report. pdf", "report. pdf"),
         ] as [(String, String?)]
     )
     func fileNamesAreSanitized(name: String, expected: String?) {
         #expect(DownloadRequest.sanitizedFileName(name) == expected)
+    }
+
+    @Test(arguments: ["é", "€", "🚀", "a\u{301}", "x"])
+    func longNamesAreCutToWholeCharactersWithin255Bytes(character: String) throws {
+        let name = try #require(DownloadRequest.sanitizedFileName(String(repeating: character, count: 300) + ".txt"))
+        #expect(name.utf8.count <= 255)
+        #expect(name.utf8.count > 255 - character.utf8.count, "as long as whole characters allow")
+        #expect(name == String(repeating: character, count: name.count), "whole characters only")
+        #expect(String(validating: Array(name.utf8), as: UTF8.self) != nil)
+    }
+
+    @Test(arguments: [
+        ("attachment; filename=\"unterminated", "unterminated"),
+        ("attachment; filename=\"ends in backslash\\", "ends in backslash"),
+        ("attachment; novalue; filename=a.txt", "a.txt"),
+        ("attachment; filename=\"a.txt\" ; size=3", "a.txt"),
+        ("attachment;filename*=UTF-8''%ZZ.txt", "%ZZ.txt"),
+        ("attachment; filename*=UTF-8''%FF.txt; filename=fallback.txt", "fallback.txt"),
+        ("attachment; filename*=koi8-r''x.txt; filename=plain.txt", "plain.txt"),
+        ("attachment; filename=\"\u{301}name.txt\"", "\u{301}name.txt"),
+    ])
+    func contentDispositionOddities(header: String, expected: String) {
+        #expect(ContentDisposition.fileName(in: header) == expected)
+    }
+
+    /// A megabyte of parameters, or of one unterminated quoted value, parses in linear time:
+    /// seconds at most even in a loaded debug build.
+    @Test func contentDispositionParsesInLinearTime() {
+        let manyParameters = "attachment" + String(repeating: "; a=b", count: 200_000) + "; filename=last.txt"
+        let openQuote = "attachment; filename=\"" + String(repeating: "\\x", count: 300_000)
+        let noEquals = "attachment" + String(repeating: ";", count: 1_000_000)
+        let elapsed = ContinuousClock().measure {
+            #expect(ContentDisposition.fileName(in: manyParameters) == "last.txt")
+            #expect(ContentDisposition.fileName(in: openQuote)?.utf8.count == 300_000)
+            #expect(ContentDisposition.fileName(in: noEquals) == nil)
+        }
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     @Test func contentRangeHeaders() {
