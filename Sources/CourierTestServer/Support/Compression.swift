@@ -12,20 +12,24 @@ enum Compression {
         var windowBits: Int32 { self == .gzip ? 15 + 16 : 15 }
     }
 
-    /// Compresses `input` whole, or returns `nil` if zlib reports an error (it does not for valid input).
-    static func compress(_ input: [UInt8], format: Format) -> [UInt8]? {
-        var stream = z_stream()
-        let initResult = deflateInit2_(
+    /// Prepares `stream` to deflate into `format` at `level`; `false` if zlib refuses.
+    private static func start(_ stream: inout z_stream, format: Format, level: Int32) -> Bool {
+        deflateInit2_(
             &stream,
-            Z_DEFAULT_COMPRESSION,
+            level,
             Z_DEFLATED,
             format.windowBits,
             8,
             Z_DEFAULT_STRATEGY,
             ZLIB_VERSION,
             Int32(MemoryLayout<z_stream>.size)
-        )
-        guard initResult == Z_OK else { return nil }
+        ) == Z_OK
+    }
+
+    /// Compresses `input` whole, or returns `nil` if zlib reports an error (it does not for valid input).
+    static func compress(_ input: [UInt8], format: Format) -> [UInt8]? {
+        var stream = z_stream()
+        guard start(&stream, format: format, level: Z_DEFAULT_COMPRESSION) else { return nil }
         defer { deflateEnd(&stream) }
 
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
@@ -49,17 +53,7 @@ extension Compression {
     /// inflates to gigabytes (a "zip bomb", for testing a client's limits) never exists inflated.
     static func compressedZeros(count: Int, format: Format) -> [UInt8]? {
         var stream = z_stream()
-        let initResult = deflateInit2_(
-            &stream,
-            Z_BEST_SPEED,
-            Z_DEFLATED,
-            format.windowBits,
-            8,
-            Z_DEFAULT_STRATEGY,
-            ZLIB_VERSION,
-            Int32(MemoryLayout<z_stream>.size)
-        )
-        guard initResult == Z_OK else { return nil }
+        guard start(&stream, format: format, level: Z_BEST_SPEED) else { return nil }
         defer { deflateEnd(&stream) }
         var zeros = [UInt8](repeating: 0, count: 1 << 20)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

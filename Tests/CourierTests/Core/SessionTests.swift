@@ -9,11 +9,6 @@ import FoundationNetworking
 #endif
 
 @Suite struct SessionTests {
-    private func failure(of request: DataRequest) async -> CourierError? {
-        if case .failure(let error) = await request.serializingData().result { return error }
-        return nil
-    }
-
     @Test(arguments: TransportKind.allCases)
     func invalidURLsFailWithoutCrashing(transport: TransportKind) async {
         let session = transport.makeSession()

@@ -17,11 +17,6 @@ import FoundationNetworking
         let url: String
     }
 
-    private static func failure(of request: DataRequest) async -> CourierError? {
-        if case .failure(let error) = await request.serializingData().result { return error }
-        return nil
-    }
-
     /// An AsyncHTTPClient transport on Courier's defaults that also trusts the test certificate.
     private static func trustingTransport(
         httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
@@ -75,8 +70,8 @@ import FoundationNetworking
             let bytes = try await session.request(server.url("/stream-bytes/100000?seed=5&chunk_size=3000"))
                 .serializingData().value
             #expect(bytes.count == 100_000)
-            let failure = await Self.failure(of: session.request(server.url("/status/503")).validate())
-            #expect(failure?.responseCode == 503)
+            let rejected = await failure(of: session.request(server.url("/status/503")).validate())
+            #expect(rejected?.responseCode == 503)
             await session.invalidate()
         }
     }
@@ -86,7 +81,7 @@ import FoundationNetworking
         try await TestServer.withRunningServer(configuration: TestServer.Configuration { $0.tls = .selfSigned }) {
             server in
             let session = transport.makeSession()
-            let error = try #require(await Self.failure(of: session.request(server.url("/get"))))
+            let error = try #require(await failure(of: session.request(server.url("/get"))))
             #expect(error.kind == .transportFailed || error.kind == .serverTrustEvaluationFailed)
             // FoundationNetworking says `.unknown` with libcurl's message; the transport maps it.
             #expect(error.urlError?.code == .serverCertificateUntrusted, "\(error)")

@@ -13,17 +13,6 @@ import FoundationNetworking
 /// not valid HTTP, bodies that inflate past any memory. Each runs on both transports, and each
 /// answer is the same on both.
 @Suite struct HostileServerTests {
-    /// The error a request fails with, or `nil` if it succeeded (within 30 s; a hang fails).
-    private func failure(of request: DataRequest) async -> CourierError? {
-        let result = await value(within: 30) { await request.serializingData().result }
-        guard let result else {
-            Issue.record("the request never ended")
-            return nil
-        }
-        if case .failure(let error) = result { return error }
-        return nil
-    }
-
     @Test(
         arguments: TransportKind.allCases,
         [
@@ -105,7 +94,7 @@ import FoundationNetworking
 
     /// The error a request to a server answering `response` fails with, with a retry policy in
     /// place, and how many attempts the server saw.
-    private func failure(
+    private func outcome(
         answering response: String,
         on transport: TransportKind
     ) async throws -> (error: CourierError?, attempts: Int) {
@@ -127,7 +116,7 @@ import FoundationNetworking
     )
     func conflictingFramingIsAnInvalidResponseThatIsNotRetried(transport: TransportKind, response: String) async throws
     {
-        let (error, attempts) = try await failure(answering: response, on: transport)
+        let (error, attempts) = try await outcome(answering: response, on: transport)
         #expect(error?.kind == .invalidResponse, "\(String(describing: error))")
         #expect(attempts == 1, "a protocol violation is not retried")
     }
