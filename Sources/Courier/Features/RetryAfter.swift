@@ -26,6 +26,13 @@ enum RetryAfter {
 
     /// An HTTP date in any of the three forms RFC 9110 §5.6.7 requires a recipient to accept.
     static func date(from text: String) -> Date? {
+        // All three forms are short printable ASCII. Anything else is refused before it reaches
+        // DateFormatter: FoundationNetworking's traps (kills the process) on text where a character
+        // spans what it parsed, such as a date followed by a combining mark (U+05B1), and a server
+        // chooses this text.
+        guard text.utf8.count <= Self.longestDate, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            return nil
+        }
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             // A formatter per call: this runs once per retry, and DateFormatter is not safe to share.
             let formatter = DateFormatter()
@@ -36,4 +43,7 @@ enum RetryAfter {
         }
         return nil
     }
+
+    /// More than the longest HTTP date (`Wednesday, 09-Nov-94 08:49:37 GMT` is 33 bytes).
+    private static let longestDate = 64
 }

@@ -126,9 +126,13 @@ public final class ResponseHead: @unchecked Sendable {
         return nil
     }
 
-    /// `Content-Length`, or `-1` when the server did not say.
+    /// `Content-Length`, or `-1` when the server did not say (or said something that is not a length).
     public var expectedContentLength: Int64 {
-        value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingHTTPWhitespace) } ?? -1
+        // Digits only: `Int64(_:)` alone would take a sign, and report `-5` as the length.
+        guard let length = value(forHTTPHeaderField: "Content-Length")?.trimmingHTTPWhitespace,
+            !length.isEmpty, length.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return -1 }
+        return Int64(length) ?? -1
     }
 
     /// The head as an `HTTPURLResponse`, built on first use and kept; `nil` if Foundation refuses

@@ -1,0 +1,1 @@
+../../../Sources/CourierTestServer/Support/MultipartParser.swift

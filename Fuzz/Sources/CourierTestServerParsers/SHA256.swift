@@ -1,0 +1,1 @@
+../../../Sources/CourierTestServer/Support/SHA256.swift
