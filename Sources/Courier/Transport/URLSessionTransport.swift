@@ -647,8 +647,11 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         case .deliver:
             completionHandler(nil)
         case .refuse(let error):
-            transportTask?.stop(with: error)
+            // The answer first: FoundationNetworking traps ("not waiting for it") when a cancel
+            // reaches the task before the redirect's answer. The head of the 3xx that follows is
+            // dropped, since callbacks come one at a time on this queue and the stop is set by then.
             completionHandler(nil)
+            transportTask?.stop(with: error)
         }
     }
 

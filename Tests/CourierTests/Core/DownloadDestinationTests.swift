@@ -74,15 +74,19 @@ import FoundationNetworking
 
     /// A megabyte of parameters, or of one unterminated quoted value, parses in linear time:
     /// seconds at most even in a loaded debug build.
-    @Test func contentDispositionParsesInLinearTime() {
+    @Test func contentDispositionParsesInLinearTime() async throws {
         let manyParameters = "attachment" + String(repeating: "; a=b", count: 200_000) + "; filename=last.txt"
         let openQuote = "attachment; filename=\"" + String(repeating: "\\x", count: 300_000)
         let noEquals = "attachment" + String(repeating: ";", count: 1_000_000)
-        let elapsed = ContinuousClock().measure {
-            #expect(ContentDisposition.fileName(in: manyParameters) == "last.txt")
-            #expect(ContentDisposition.fileName(in: openQuote)?.utf8.count == 300_000)
-            #expect(ContentDisposition.fileName(in: noEquals) == nil)
+        let (names, elapsed) = try await offThePool {
+            [
+                ContentDisposition.fileName(in: manyParameters), ContentDisposition.fileName(in: openQuote),
+                ContentDisposition.fileName(in: noEquals),
+            ]
         }
+        #expect(names[0] == "last.txt")
+        #expect(names[1]?.utf8.count == 300_000)
+        #expect(names[2] == nil)
         #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 

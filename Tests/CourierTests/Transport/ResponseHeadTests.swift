@@ -97,29 +97,34 @@ import FoundationNetworking
     /// A hostile head: 50,000 `Set-Cookie` fields and 50,000 distinct names. Reading every
     /// header is linear (seconds at most in a loaded debug build); the code this replaced
     /// would take about an hour.
-    @Test func aHugeHeadIsReadInLinearTime() throws {
+    @Test func aHugeHeadIsReadInLinearTime() async throws {
         let url = try #require(Self.url)
+        let count = 20_000
         var fields: [(name: String, value: String)] = []
-        for number in 0..<50_000 {
+        for number in 0..<count {
             fields.append(("Set-Cookie", "c\(number)=v"))
             fields.append(("X-Distinct-\(number)", "\(number)"))
         }
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure {
+        let (read, elapsed) = try await offThePool { [fields] in
             let head = ResponseHead(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
             let headers = head.headers
-            #expect(headers.count == 50_001)
-            let cookies = try #require(headers["set-cookie"])
-            #expect(cookies.hasPrefix("c0=v, c1=v, ") && cookies.hasSuffix(", c49999=v"))
-            #expect(head.value(forHTTPHeaderField: "SET-COOKIE") == cookies)
             var found = 0
-            for number in 0..<50_000 where head.value(forHTTPHeaderField: "x-distinct-\(number)") == "\(number)" {
+            for number in 0..<count where head.value(forHTTPHeaderField: "x-distinct-\(number)") == "\(number)" {
                 found += 1
             }
-            #expect(found == 50_000)
-            #expect(headers.dictionary.count == 50_001)
+            return (
+                count: headers.count, cookies: headers["set-cookie"],
+                lookedUp: head.value(forHTTPHeaderField: "SET-COOKIE"), found: found,
+                dictionaryCount: headers.dictionary.count
+            )
         }
-        #expect(elapsed < .seconds(60), "took \(elapsed)")
+        #expect(read.count == count + 1)
+        let cookies = try #require(read.cookies)
+        #expect(cookies.hasPrefix("c0=v, c1=v, ") && cookies.hasSuffix(", c\(count - 1)=v"))
+        #expect(read.lookedUp == cookies)
+        #expect(read.found == count)
+        #expect(read.dictionaryCount == count + 1)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
 
     @Test func aLargeHeadReadsAsASmallOneDoes() throws {

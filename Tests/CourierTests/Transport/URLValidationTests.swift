@@ -39,12 +39,11 @@ import Testing
         #expect(URLValidation.reason(rejecting: text)?.contains(word) == true)
     }
 
-    @Test func theReasonIsLinearInTheURL() {
-        // A million-character authority is checked in one pass (a quadratic scan would take minutes).
-        let text = "http://" + String(repeating: "a:", count: 500_000) + "1/"
-        let clock = ContinuousClock()
-        let elapsed = clock.measure { _ = URLValidation.reason(rejecting: text) }
-        #expect(elapsed < .seconds(5))
+    @Test func theReasonIsLinearInTheURL() async throws {
+        // A 400,000-character authority is checked in one pass (a quadratic scan would take minutes).
+        let text = "http://" + String(repeating: "a:", count: 200_000) + "1/"
+        let (_, elapsed) = try await offThePool { URLValidation.reason(rejecting: text) }
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
 
     @Test func userInfoNeverReachesTheError() throws {
