@@ -157,9 +157,10 @@ enum PrivateFolder {
     /// other permission before a byte is written.
     static func openFile(_ file: URL) throws -> FileHandle {
         let path = file.path
-        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        // O_NONBLOCK: a FIFO planted at the path must fail the checks below, not block the open.
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         if descriptor < 0, errno == EEXIST {
-            descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+            descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         }
         guard descriptor >= 0 else { throw posixError(errno, path) }
         var status = stat()

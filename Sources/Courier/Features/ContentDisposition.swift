@@ -23,24 +23,42 @@ enum ContentDisposition {
         return extended ?? plain
     }
 
-    /// `name` as one plain file name, or `nil` if nothing usable is left: its last path component
-    /// (either slash), without control characters, trimmed of whitespace, then of leading dots
-    /// (so never hidden, `.` or `..`), and at most ``maximumFileNameBytes`` bytes of UTF-8 cut
-    /// at a character boundary.
+    /// `name` as one plain file name, or `nil` if nothing usable is left: control and format
+    /// characters removed, then its last path component (either slash), trimmed of whitespace,
+    /// then of leading dots (so never hidden, `.` or `..`), and at most ``maximumFileNameBytes``
+    /// bytes of UTF-8 cut at a character boundary.
+    ///
+    /// Works on Unicode scalars, not characters: a slash followed by a joiner or a combining mark
+    /// is one character, which a split on characters would not see as a slash.
     static func sanitizedFileName(_ name: String) -> String? {
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? ""
+        // Filter first, split second: removing a zero-width joiner must not reveal a slash.
         var scalars = String.UnicodeScalarView()
-        for scalar in lastComponent.unicodeScalars where !CharacterSet.controlCharacters.contains(scalar) {
+        for scalar in name.unicodeScalars
+        where !CharacterSet.controlCharacters.contains(scalar) && scalar.properties.generalCategory != .format {
             scalars.append(scalar)
         }
+        var lastComponent = String.UnicodeScalarView()
+        for scalar in scalars {
+            if scalar == "/" || scalar == "\\" {
+                lastComponent = String.UnicodeScalarView()
+            } else {
+                lastComponent.append(scalar)
+            }
+        }
         // Whitespace first, then dots: " .bashrc" must not become ".bashrc", nor " .." "..".
-        var cleaned = Substring(String(scalars)).trimmingCharacters(in: .whitespacesAndNewlines)[...]
-        while cleaned.first == "." || cleaned.first?.isWhitespace == true { cleaned = cleaned.dropFirst() }
-        var result = String(cleaned).trimmingCharacters(in: .whitespacesAndNewlines)
+        var cleaned = Substring(String(lastComponent)).unicodeScalars[...]
+        while let first = cleaned.first, first == "." || first.properties.isWhitespace {
+            cleaned = cleaned.dropFirst()
+        }
+        var result = String(String.UnicodeScalarView(cleaned)).trimmingCharacters(in: .whitespacesAndNewlines)
         if result.utf8.count > maximumFileNameBytes {
             result = truncated(result, toUTF8Bytes: maximumFileNameBytes)
         }
-        guard !result.isEmpty, result != ".", result != ".." else { return nil }
+        // Whatever the steps above missed, a name with a separator or NUL, or a leading dot, is no
+        // plain name.
+        guard !result.isEmpty, result.utf8.first != UInt8(ascii: "."),
+            !result.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
+        else { return nil }
         return result
     }
 
@@ -131,7 +149,8 @@ enum ContentDisposition {
                 index += 1
             }
         }
-        if charset == "utf-8" { return String(validating: bytes, as: UTF8.self) }
+        // Not `String(validating:as:)`: it needs macOS 15, and the package supports macOS 13.
+        if charset == "utf-8" { return String(bytes: bytes, encoding: .utf8) }
         return String(bytes: bytes, encoding: .isoLatin1)
     }
 

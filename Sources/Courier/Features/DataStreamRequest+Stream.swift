@@ -111,7 +111,13 @@ extension DataStreamRequest {
                 bufferLimit: bufferLimit,
                 transform: { [weak self] data in
                     do throws(CourierError) {
-                        return try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                        var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                        if let failure = lines.takePendingFailure() {
+                            // The good lines before a line too long first, then the failure.
+                            self?.cancel()
+                            values.append(.failure(failure))
+                        }
+                        return values
                     } catch {
                         // Nothing more can be split: report it, then stop the transfer.
                         self?.cancel()
@@ -244,6 +250,9 @@ final class LineSplitter: @unchecked Sendable {
     /// Set once a line was too long: the splitter then drops what it is given, so the error is
     /// reported once.
     private var hasFailed = false
+    /// A line too long that followed good lines in the same piece: thrown by the next call (or
+    /// by ``remainder()``), after those lines were returned.
+    private var pendingFailure: CourierError?
 
     /// A splitter failing lines longer than `maximumLineLength` bytes (at least 1).
     init(maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength) {
@@ -255,28 +264,52 @@ final class LineSplitter: @unchecked Sendable {
     /// - Throws: ``CourierError/Kind/streamLineTooLong`` when a line, finished or not, passes
     ///   ``maximumLineLength``; later calls then return nothing.
     func lines(in data: Data) throws(CourierError) -> [Data] {
+        if let failure = pendingFailure {
+            pendingFailure = nil
+            throw failure
+        }
         guard !hasFailed else { return [] }
         buffer.append(contentsOf: data)
         var lines: [Data] = []
         let newline = UInt8(ascii: "\n")
-        while let found = buffer[scanned...].firstIndex(of: newline) {
-            var end = found
-            if end > lineStart, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            try check(length: end - lineStart)
-            if end > lineStart { lines.append(Data(buffer[lineStart..<end])) }
-            lineStart = found + 1
-            scanned = lineStart
+        do {
+            while let found = buffer[scanned...].firstIndex(of: newline) {
+                var end = found
+                if end > lineStart, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                try check(length: end - lineStart)
+                if end > lineStart { lines.append(Data(buffer[lineStart..<end])) }
+                lineStart = found + 1
+                scanned = lineStart
+            }
+            scanned = buffer.count
+            // The partial line may end with the `\r` of a `\r\n` still to come.
+            let pending = buffer.count - lineStart
+            try check(length: buffer.last == UInt8(ascii: "\r") ? pending - 1 : pending)
+        } catch {
+            // The good lines before the long one are delivered; the failure comes next.
+            guard lines.isEmpty else {
+                pendingFailure = error
+                return lines
+            }
+            throw error
         }
-        scanned = buffer.count
-        // The partial line may end with the `\r` of a `\r\n` still to come.
-        let pending = buffer.count - lineStart
-        try check(length: buffer.last == UInt8(ascii: "\r") ? pending - 1 : pending)
         compact()
         return lines
     }
 
+    /// The failure waiting to be reported after the lines that came before it, if any; taking
+    /// it reports it (later calls return nothing).
+    func takePendingFailure() -> CourierError? {
+        defer { pendingFailure = nil }
+        return pendingFailure
+    }
+
     /// The last line, if the body did not end with a newline (none after a failure).
     func remainder() throws(CourierError) -> Data? {
+        if let failure = pendingFailure {
+            pendingFailure = nil
+            throw failure
+        }
         guard !hasFailed else { return nil }
         defer {
             buffer = []

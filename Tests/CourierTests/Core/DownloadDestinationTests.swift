@@ -43,10 +43,24 @@ import FoundationNetworking
             ("dir/ ..", nil),
             (". .hidden", "hidden"),
             ("report. pdf", "report. pdf"),
+            // A slash with a joiner or a combining mark after it is one character, not a slash.
+            ("a/\u{200D}../\u{200D}../\u{200D}x", "x"),
+            ("a/\u{301}../\u{301}x", "\u{301}x"),
+            (".\u{301}bashrc", "\u{301}bashrc"),
+            ("\u{200D}.\u{200D}.", nil),
         ] as [(String, String?)]
     )
     func fileNamesAreSanitized(name: String, expected: String?) {
-        #expect(DownloadRequest.sanitizedFileName(name) == expected)
+        let sanitized = DownloadRequest.sanitizedFileName(name)
+        #expect(sanitized == expected)
+        #expect(sanitized.map { !$0.unicodeScalars.contains("/") && !$0.unicodeScalars.contains("\\") } ?? true)
+    }
+
+    /// Through a server's header, as a download would read it: nothing may leave the folder.
+    @Test func aJoinerCannotSmuggleASlashThroughTheHeader() throws {
+        let header = "attachment; filename*=UTF-8''a/%E2%80%8D../%E2%80%8D../%E2%80%8Dx"
+        let name = try #require(ContentDisposition.fileName(in: header))
+        #expect(DownloadRequest.sanitizedFileName(name) == "x")
     }
 
     @Test(arguments: ["é", "€", "🚀", "a\u{301}", "x"])

@@ -35,6 +35,19 @@ import Testing
         )
     }
 
+    /// Lines finished before a line too long in the same piece are returned; the failure comes
+    /// with the next call, or at the end.
+    @Test func goodLinesBeforeALongOneAreKept() throws {
+        let splitter = LineSplitter(maximumLineLength: 4)
+        let lines = try splitter.lines(in: Data("ok1\nok2\ntoo-long".utf8))
+        #expect(lines.map { String(decoding: $0, as: UTF8.self) } == ["ok1", "ok2"])
+        #expect(throws: CourierError.self) { try splitter.lines(in: Data("x".utf8)) }
+        #expect(try splitter.lines(in: Data("\nmore\n".utf8)).isEmpty, "reported once")
+        let ending = LineSplitter(maximumLineLength: 4)
+        _ = try ending.lines(in: Data("ok\nlonger".utf8))
+        #expect(throws: CourierError.self) { try ending.remainder() }
+    }
+
     @Test func theLimitCountsTheLineWithoutItsBreak() throws {
         let limit = 10
         let exact = String(repeating: "a", count: limit)
