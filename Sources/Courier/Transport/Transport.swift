@@ -20,9 +20,12 @@ public protocol Transport: Sendable {
     /// - Parameters:
     ///   - request: What to send. Its `httpBody` is the body unless `body` is given.
     ///   - body: A body to read as it is sent (a file or a stream), in place of `request.httpBody`.
-    ///     Open it once per attempt with ``RequestBody/makeInputStream()``; when opening fails,
-    ///     complete with `URLError(.cannotOpenFile)` carrying the thrown error under
-    ///     `NSUnderlyingErrorKey`.
+    ///     Open it once per attempt with ``RequestBody/openInputStream()`` (or
+    ///     ``RequestBody/makeInputStream()`` when the consumer opens the stream itself, as Apple's
+    ///     URLSession wants); when opening fails, complete with `URLError(.cannotOpenFile)`
+    ///     carrying the thrown error under `NSUnderlyingErrorKey`. Check every URL the transport
+    ///     connects to on its own (a redirect) with `URLValidation` (SPI `CourierTransport`):
+    ///     a dependency may trap on a port above 65535.
     ///   - eventHandler: Receives what the task observes.
     func makeTask(
         for request: URLRequest,
