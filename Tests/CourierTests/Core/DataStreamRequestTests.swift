@@ -198,7 +198,7 @@ private struct StreamLine: Decodable, Sendable {
             let policy = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 0, exponentialBackoffScale: 0)
             let session = transport.makeSession(interceptor: policy)
             let request = session.streamRequest(server.url("/fault/flaky/stream?times=1&status=503")).validate()
-            let pieces = await value(within: 10) { () -> Int? in
+            let pieces = await value(within: 30) { () -> Int? in
                 var count = 0
                 do {
                     for try await piece in request.streamingData() { count += piece.count }
@@ -219,7 +219,7 @@ private struct StreamLine: Decodable, Sendable {
             let session = transport.makeSession()
             let request = session.streamRequest(server.url("/stream/2"))
             for try await _ in request.streamingData() {}
-            let ended = await value(within: 5) { () -> Bool in
+            let ended = await value(within: 30) { () -> Bool in
                 do {
                     for try await _ in request.streamingData() {}
                     return true
