@@ -101,9 +101,11 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         }
         // Only a file Courier made for a download: resume data read from disk must not be able to
         // point a download at any file the process may write.
+        // The folder itself, not only its name: a folder of that name elsewhere is not Courier's.
         let partial = URL(fileURLWithPath: decoded.temporaryFilePath)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(DownloadFile.folderName)
         guard partial.pathExtension == "download",
-            partial.deletingLastPathComponent().lastPathComponent == DownloadFile.folderName
+            partial.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path
         else {
             throw CourierError.invalidResumeData(Problem("its partial file is not one Courier made for a download"))
         }
