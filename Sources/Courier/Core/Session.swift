@@ -281,8 +281,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             initial = built
         } else {
             do {
-                // User info leaves the URL at once: adapters and monitors never see it there.
-                initial = try makeInitialRequest(from: request.convertible).movingUserInfoToAuthorization()
+                initial = try makeInitialRequest(from: request.convertible)
             } catch {
                 request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
                 return
@@ -292,7 +291,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline) }
         }
         guard let adapter = interceptor(for: request), Self.adapts(adapter) else {
-            perform(initial, for: request)
+            perform(initial, for: request, isAdapted: false)
             return
         }
         let state = RequestAdapterState(requestID: request.id, retryCount: request.retryCount, session: self)
@@ -309,7 +308,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                     return
                 }
                 request.didAdaptInitialRequest(initial, to: adapted)
-                perform(adapted, for: request)
+                perform(adapted, for: request, isAdapted: true)
             }
         )
     }
@@ -423,15 +422,25 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     // MARK: - Attempts
 
-    /// The request as built (and modified), with the session's headers; its headers are checked
-    /// here, before any adapter sees them, and again after adaptation in ``perform(_:for:)``.
+    /// The request as built (and modified), with the session's headers, checked once: user info
+    /// leaves the URL (adapters and monitors never see it there), then the URL and the headers
+    /// are validated. An adapted request is checked again in ``perform(_:for:isAdapted:)``.
     private func makeInitialRequest(from convertible: any URLRequestConvertible) throws -> URLRequest {
         var built = try convertible.asURLRequest()
         built.addHeaders(configuration.headers, replacing: false)
-        if let (header, reason) = HTTPHeaders.firstInvalidity(in: built.allHTTPHeaderFields ?? [:]) {
-            throw CourierError.invalidHeader(name: header.name, reason: reason)
-        }
+        built = built.movingUserInfoToAuthorization()
+        try Self.validate(built)
         return built
+    }
+
+    /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
+    /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
+    private static func validate(_ urlRequest: URLRequest) throws(CourierError) {
+        guard let url = urlRequest.url else { throw .invalidURL("", reason: "the request has no URL") }
+        if let problem = URLValidation.problem(with: url) { throw problem }
+        if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
+            throw .invalidHeader(name: header.name, reason: reason)
+        }
     }
 
     /// Whether `adapter` may change a request. The retry-only interceptors Courier ships do not, so
@@ -454,23 +463,22 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
     }
 
-    /// Sends one attempt of `request` with `urlRequest`, unless its URL or a header is invalid (an
-    /// adapter may have changed them) or the request ended while it was being adapted.
-    private func perform(_ urlRequest: URLRequest, for request: Request) {
+    /// Sends one attempt of `request` with `urlRequest`, unless the request ended while it was
+    /// being adapted. An adapted request is checked again (an adapter may have changed its URL or
+    /// headers), and so is a download (see below); any other was checked when it was built, once
+    /// for all its attempts.
+    private func perform(_ urlRequest: URLRequest, for request: Request, isAdapted: Bool) {
         guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
-        let urlRequest = request.finalizingURLRequest(urlRequest).movingUserInfoToAuthorization()
-        // Before any transport sees it: SwiftNIO traps on a port above 65535.
-        guard let url = urlRequest.url else {
-            request.didFailToCreateURLRequest(with: .invalidURL("", reason: "the request has no URL"))
-            return
-        }
-        if let problem = URLValidation.problem(with: url) {
-            request.didFailToCreateURLRequest(with: problem)
-            return
-        }
-        if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
-            request.didFailToCreateURLRequest(with: .invalidHeader(name: header.name, reason: reason))
-            return
+        var urlRequest = request.finalizingURLRequest(urlRequest)
+        // A resumed download adds `If-Range` with the server's own validator: checked too.
+        if isAdapted || request is DownloadRequest {
+            urlRequest = urlRequest.movingUserInfoToAuthorization()
+            do {
+                try Self.validate(urlRequest)
+            } catch {
+                request.didFailToCreateURLRequest(with: error)
+                return
+            }
         }
         var body: RequestBody?
         if let upload = request as? UploadRequest {
