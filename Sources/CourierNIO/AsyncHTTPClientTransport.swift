@@ -142,9 +142,10 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 }
 
-extension AsyncHTTPClientTransport: _DefaultTransportProviding {
+@_spi(CourierTransport)
+extension AsyncHTTPClientTransport: DefaultTransportProviding {
     /// ``shared``: what `Session()` runs on when this module is linked.
-    public static var _defaultTransport: any Transport { shared }
+    public static var defaultTransport: any Transport { shared }
 }
 
 extension Transport where Self == AsyncHTTPClientTransport {

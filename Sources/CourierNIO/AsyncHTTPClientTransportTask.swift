@@ -77,8 +77,10 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private let maximumRedirects: Int
     /// The body to send: the caller's, else the URLRequest's `httpBodyStream` (read once) or `httpBody`.
     private let body: RequestBody?
-    /// Weak: the request owns its tasks; a strong reference back would keep every finished request alive.
-    private weak let eventHandler: (any TransportEventHandler)?
+    /// Held until AsyncHTTPClient lets go of the task after its completion: a request in flight
+    /// stays alive through it (the request lets go of its task when the attempt ends, so nothing
+    /// is kept in a cycle after that).
+    private let eventHandler: any TransportEventHandler
     private let state = NIOLockedValueBox(State())
     private let failsImmediately: Bool
     /// The request's `timeoutInterval`: the longest the attempt may go without sending or
@@ -179,7 +181,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             break
         case .completeCancelled:
             let now = Date()
-            eventHandler?.transportTask(
+            eventHandler.transportTask(
                 self,
                 didCompleteWith: URLError(.cancelled),
                 metrics: RequestMetrics(startDate: now, endDate: now)
@@ -392,7 +394,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
         guard let total else { return }
         let expected = body?.length
-        eventHandler?.transportTask(self, didSendBodyBytes: total, of: expected)
+        eventHandler.transportTask(self, didSendBodyBytes: total, of: expected)
     }
 
     private func hop(
@@ -466,7 +468,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
                         ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
                     headerFields: fields
                 )
-                eventHandler?.transportTask(self, didReceive: responseHead)
+                eventHandler.transportTask(self, didReceive: responseHead)
             }
             return demand(on: eventLoop)
         }
@@ -537,7 +539,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             let data =
                 buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
                 ?? Data(buffer.readableBytesView)
-            eventHandler?.transportTask(self, didReceive: data)
+            eventHandler.transportTask(self, didReceive: data)
             return demand(on: eventLoop, receivedBytes: buffer.readableBytes)
         }
     }
@@ -632,7 +634,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             remoteAddress: nil,
             networkProtocolName: snapshot.networkProtocolName
         )
-        eventHandler?.transportTask(self, didCompleteWith: error, metrics: metrics)
+        eventHandler.transportTask(self, didCompleteWith: error, metrics: metrics)
     }
 
     /// AsyncHTTPClient's and SwiftNIO's errors as the `URLError` URLSession reports for the same failure.

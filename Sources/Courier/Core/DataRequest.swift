@@ -8,7 +8,7 @@ import FoundationNetworking
 /// A request whose response body is collected in memory, then validated and serialized by the
 /// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
 /// or their async forms such as ``serializingDecodable(_:decoder:)``.
-public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
+public class DataRequest: Request, @unchecked Sendable {
     /// The largest body accepted, or `nil` for no limit.
     let maximumBodySize: Int?
 
@@ -18,7 +18,7 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        delegate: any RequestDelegate
+        session: Session
     ) {
         self.maximumBodySize = maximumBodySize
         super.init(
@@ -26,7 +26,7 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            delegate: delegate
+            session: session
         )
     }
 
@@ -35,22 +35,17 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
 
     // MARK: - Transport events
 
-    /// Records the head of a response the transport had ready (URLSession's).
-    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
-        transportTask(task, didReceive: ResponseHead(response))
-    }
-
     /// Records the head; the `HTTPURLResponse` is built only if something reads it.
-    public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
         typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
         let expectedLength = head.expectedContentLength
         let (isCurrent, headValidator) = mutableState.withLock { state -> (Bool, HeadValidator?) in
-            guard state.task === task else { return (false, nil) }
+            guard state.attempt === attempt else { return (false, nil) }
             state.responseHead = head
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = expectedLength
-            if state.headValidator != nil { state.headCheckTask = task }
+            if state.headValidator != nil { state.headCheckAttempt = attempt }
             return (true, state.headValidator)
         }
         guard isCurrent else { return }
@@ -63,33 +58,33 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
                 } catch {
                     rejection = .responseValidationFailed(.customValidationFailed(error: error))
                 }
-                didCheckHead(of: task, rejection: rejection)
+                didCheckHead(of: attempt, task: task, rejection: rejection)
             }
         }
     }
 
     /// The head validator's verdict: a rejection stops the transfer (its completion then fails
     /// with it); a completion that came first, and waited, is replayed now.
-    private func didCheckHead(of task: any TransportTask, rejection: CourierError?) {
+    private func didCheckHead(of attempt: Attempt, task: any TransportTask, rejection: CourierError?) {
         let (isCurrent, parked) = mutableState.withLock {
             state -> (Bool, (error: URLError?, metrics: RequestMetrics)?) in
-            guard state.headCheckTask === task else { return (false, nil) }
-            state.headCheckTask = nil
+            guard state.headCheckAttempt === attempt else { return (false, nil) }
+            state.headCheckAttempt = nil
             if let rejection { state.headRejection = rejection }
             defer { state.parkedCompletion = nil }
             return (true, state.parkedCompletion)
         }
         guard isCurrent else { return }
         if let parked {
-            transportTask(task, didCompleteWith: parked.error, metrics: parked.metrics)
+            self.attempt(attempt, of: task, didCompleteWith: parked.error, metrics: parked.metrics)
         } else if rejection != nil {
             task.cancel()
         }
     }
 
-    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
         let outcome = mutableState.withLock { state -> Bool? in
-            guard state.task === task else { return nil }
+            guard state.attempt === attempt else { return nil }
             if let limit = maximumBodySize, (state.data?.count ?? 0) + data.count > limit {
                 return true
             }
@@ -112,27 +107,27 @@ public class DataRequest: Request, TransportEventHandler, @unchecked Sendable {
         reportDownloadProgress()
     }
 
-    public func transportTask(
-        _ task: any TransportTask,
-        didSendBodyBytes totalBytesSent: Int64,
-        of totalBytesExpected: Int64?
+    override func attempt(
+        _ attempt: Attempt,
+        of task: any TransportTask,
+        didCompleteWith error: URLError?,
+        metrics: RequestMetrics
     ) {
-        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
-    }
-
-    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
         let (action, rejection) = mutableState.withLock {
             state -> (StateMachine.CompletionAction, CourierError?) in
-            guard state.task === task else { return (.ignore, nil) }
-            if state.headCheckTask === task {
+            guard state.attempt === attempt else { return (.ignore, nil) }
+            if state.headCheckAttempt === attempt {
                 // The head is still being checked: its verdict decides how this attempt ended.
                 state.parkedCompletion = (error, metrics)
                 return (.ignore, nil)
             }
             state.metrics.append(metrics)
             let action = state.machine.attemptCompleted()
-            // Between attempts no task is current, so a late event of this one is ignored.
-            if action == .complete { state.task = nil }
+            // Between attempts none is current, so a late event of this one is ignored.
+            if action == .complete {
+                state.attempt = nil
+                state.task = nil
+            }
             return (action, state.headRejection)
         }
         guard action == .complete else { return }

@@ -21,7 +21,7 @@ import FoundationNetworking
 /// response head, before the first piece reaches you. A consumer that falls behind holds the
 /// transfer back (the transport stops reading the socket) instead of letting the body pile up in
 /// memory. Once a piece has been delivered the request is not retried: you would see it twice.
-public final class DataStreamRequest: Request, TransportEventHandler, @unchecked Sendable {
+public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Receives the pieces of the body and the end, and says when it has fallen behind.
     protocol Consumer: AnyObject, Sendable {
         /// Whether the consumer holds more than it wants: the transfer is held back while any does.
@@ -53,7 +53,7 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        delegate: any RequestDelegate
+        session: Session
     ) {
         super.init(
             id: id,
@@ -61,7 +61,7 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            delegate: delegate
+            session: session
         )
         appendFinishHandler(resumingRequest: false) { [weak self] in self?.deliverCompletion() }
     }
@@ -101,16 +101,16 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
 
     // MARK: - Transport events
 
-    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
         let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
-            state.responseHead = ResponseHead(response)
+            guard state.attempt === attempt else { return false }
+            state.responseHead = head
             state.bytesReceived = 0
-            state.bytesExpected = response.expectedContentLength
+            state.bytesExpected = head.expectedContentLength
             return true
         }
         guard isCurrent else { return }
-        eventMonitor?.request(self, didReceive: response)
+        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
         streamState.withLock { state in
             state.isValidatingHead = true
             state.headRejection = nil
@@ -138,9 +138,9 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         }
     }
 
-    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
         let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task, !state.machine.hasFinished else { return false }
+            guard state.attempt === attempt, !state.machine.hasFinished else { return false }
             state.bytesReceived += Int64(data.count)
             return true
         }
@@ -160,16 +160,13 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         consumers.forEach { $0.receive(data) }
     }
 
-    public func transportTask(
-        _ task: any TransportTask,
-        didSendBodyBytes totalBytesSent: Int64,
-        of totalBytesExpected: Int64?
+    override func attempt(
+        _ attempt: Attempt,
+        of task: any TransportTask,
+        didCompleteWith error: URLError?,
+        metrics: RequestMetrics
     ) {
-        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
-    }
-
-    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-        guard recordAttemptCompletion(of: task, metrics: metrics) else { return }
+        guard recordAttemptCompletion(of: attempt, metrics: metrics) else { return }
         // Behind the head's validation, which runs there too: its verdict is known by then.
         serializationQueue.async { [self] in
             let rejection = streamState.withLock { $0.headRejection }

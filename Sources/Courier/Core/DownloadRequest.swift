@@ -24,7 +24,7 @@ import FoundationNetworking
 /// and a retry after a dropped connection continues where it stopped, when the server supports
 /// ranges. Either way the request carries `Range` and `If-Range`; a server whose file changed
 /// answers `200` and the download starts over, and a `416` starts over too.
-public final class DownloadRequest: Request, TransportEventHandler, @unchecked Sendable {
+public final class DownloadRequest: Request, @unchecked Sendable {
     /// What the current attempt's response means for the file.
     private enum Disposition {
         /// Write the body after the bytes kept.
@@ -78,7 +78,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        delegate: any RequestDelegate
+        session: Session
     ) {
         self.destination = destination
         var transfer = Transfer()
@@ -104,7 +104,7 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            delegate: delegate
+            session: session
         )
         // Runs before any response handler (which also waits for the file queue), so handlers
         // see the file closed, moved or removed, and the resume data made.
@@ -178,10 +178,11 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         return urlRequest
     }
 
-    public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
         // A late head (the request was cancelled meanwhile) must not touch the file.
-        let isCurrent = mutableState.withLock { $0.task === task && !$0.machine.hasFinished }
+        let isCurrent = mutableState.withLock { $0.attempt === attempt && !$0.machine.hasFinished }
         guard isCurrent else { return }
+        let response = head
         let status = response.statusCode
         let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
         let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
@@ -199,15 +200,15 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
             return (kept, transfer.expectedLength)
         }
         let stillCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
-            state.responseHead = ResponseHead(response)
+            guard state.attempt === attempt else { return false }
+            state.responseHead = head
             state.bytesReceived = kept ?? 0
             state.bytesExpected = kept == nil ? -1 : expected ?? -1
             return true
         }
         guard stillCurrent else { return }
         if let kept { file.queue.async { [file] in file.open(keepingBytes: kept) } }
-        eventMonitor?.request(self, didReceive: response)
+        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
     }
 
     /// What a response head means for the file: the bytes to keep before its body, or `nil` when
@@ -240,9 +241,9 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         }
     }
 
-    public func transportTask(_ task: any TransportTask, didReceive data: Data) {
+    override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
         let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task, !state.machine.hasFinished else { return false }
+            guard state.attempt === attempt, !state.machine.hasFinished else { return false }
             state.bytesReceived += Int64(data.count)
             return true
         }
@@ -306,16 +307,13 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         if release { applyStateToTask() }
     }
 
-    public func transportTask(
-        _ task: any TransportTask,
-        didSendBodyBytes totalBytesSent: Int64,
-        of totalBytesExpected: Int64?
+    override func attempt(
+        _ attempt: Attempt,
+        of task: any TransportTask,
+        didCompleteWith error: URLError?,
+        metrics: RequestMetrics
     ) {
-        recordBodyBytesSent(by: task, totalBytesSent: totalBytesSent, of: totalBytesExpected)
-    }
-
-    public func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-        guard recordAttemptCompletion(of: task, metrics: metrics) else { return }
+        guard recordAttemptCompletion(of: attempt, metrics: metrics) else { return }
         // Behind every write of this attempt.
         file.queue.async { [self] in
             attemptDidComplete(error: error.map(CourierError.attemptFailed), metrics: metrics)
@@ -369,13 +367,13 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
 
     /// The server could not serve the rest: one more attempt, for the whole body.
     private func startOver() {
-        let isRunning = mutableState.withLock { $0.machine.awaitRetryDecision() }
+        let (isRunning, session) = mutableState.withLock { ($0.machine.awaitRetryDecision(), $0.session) }
         guard isRunning else { return }
-        guard let delegate else {
+        guard let session else {
             finish(error: .sessionInvalidated(nil))
             return
         }
-        if prepareForRetry() { delegate.startAttempt(of: self) }
+        if prepareForRetry() { session.startAttempt(of: self) }
     }
 
     /// On the file queue: moves the complete file to the destination, then finishes.

@@ -86,10 +86,10 @@ extension Request {
 
     // MARK: - Reporting (called by subclasses)
 
-    /// Records that `task` has sent `totalBytesSent` of its body, if it is the current attempt's, and reports it.
-    func recordBodyBytesSent(by task: any TransportTask, totalBytesSent: Int64, of totalBytesExpected: Int64?) {
+    /// Records that `attempt` has sent `totalBytesSent` of its body, if it is the current one, and reports it.
+    func recordBodyBytesSent(by attempt: Attempt, totalBytesSent: Int64, of totalBytesExpected: Int64?) {
         let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.task === task else { return false }
+            guard state.attempt === attempt else { return false }
             state.bytesSent = totalBytesSent
             state.bytesExpectedToSend = totalBytesExpected ?? -1
             return true

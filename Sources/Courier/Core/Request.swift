@@ -63,8 +63,17 @@ public class Request: @unchecked Sendable {
         var initialRequest: URLRequest?
         var requests: [URLRequest] = []
         var performedRequests: [URLRequest] = []
+        /// The session, held while the request runs so that a request nobody else holds (made
+        /// from `Session()` inline) still finishes; let go when it finishes.
+        var session: Session?
+        /// The current attempt: only its events count. `nil` before the first, between attempts
+        /// and once the request has finished.
+        var attempt: Attempt?
+        /// The current attempt's transport task.
         var task: (any TransportTask)?
-        var tasks: [any TransportTask] = []
+        /// Counts changes to what the task should be doing (running, paused, held back), so that
+        /// callers racing to apply them can tell whether what they applied is still current.
+        var taskGeneration: UInt64 = 0
         /// The adaptation, retry decision or retry delay under way, cancelled with the request.
         var pendingWork: Task<Void, Never>?
         /// When the request fails if still running, over all its attempts and retry delays.
@@ -81,8 +90,8 @@ public class Request: @unchecked Sendable {
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
         /// Why the head validator rejected the current attempt, which was then cancelled.
         var headRejection: CourierError?
-        /// The task whose head is being checked; its completion waits for the verdict.
-        var headCheckTask: (any TransportTask)?
+        /// The attempt whose head is being checked; its completion waits for the verdict.
+        var headCheckAttempt: Attempt?
         /// A completion that arrived while its head was being checked, replayed after the verdict.
         var parkedCompletion: (error: URLError?, metrics: RequestMetrics)?
         var finishHandlers: [@Sendable () -> Void] = []
@@ -110,16 +119,12 @@ public class Request: @unchecked Sendable {
     /// This request's own interceptor, which runs before the session's; `nil` if none was given.
     public let interceptor: (any RequestInterceptor)?
     /// The session that made the request; `nil` once the session is gone.
-    public private(set) weak var delegate: (any RequestDelegate)?
+    public var delegate: (any RequestDelegate)? { weakSession }
+    private weak let weakSession: Session?
     /// Builds the URLRequest, once, before the first attempt.
     let convertible: any URLRequestConvertible
 
-    let mutableState = Protected(MutableState())
-    /// Serialises the transport calls that make the task follow ``state``: whoever calls last
-    /// reads the latest state, so `suspend()` and `resume()` racing on two threads cannot leave
-    /// the transfer paused while the request says resumed. Recursive, because a transport may
-    /// finish synchronously and a handler may call back in.
-    private let taskSuspensionLock = NSRecursiveLock()
+    let mutableState: Protected<MutableState>
     let progressState = Protected(
         (upload: Progress(totalUnitCount: -1), download: Progress(totalUnitCount: -1))
     )
@@ -130,14 +135,17 @@ public class Request: @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        delegate: any RequestDelegate
+        session: Session
     ) {
         self.id = id
         self.convertible = convertible
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
         self.interceptor = interceptor
-        self.delegate = delegate
+        self.weakSession = session
+        var state = MutableState()
+        state.session = session
+        self.mutableState = Protected(state)
         // First of the finish handlers: the last progress update comes before any response handler.
         appendFinishHandler(resumingRequest: false) { [weak self] in self?.finishProgress() }
     }
@@ -176,10 +184,8 @@ public class Request: @unchecked Sendable {
 
     /// The latest attempt's response head, or `nil` if none arrived.
     public var responseHead: ResponseHead? { mutableState.withLock { $0.responseHead } }
-    /// The transport tasks of every attempt, in order.
-    public var tasks: [any TransportTask] { mutableState.withLock { $0.tasks } }
     /// The current attempt's transport task; `nil` before the first, between attempts and after the last.
-    public var task: (any TransportTask)? { mutableState.withLock { $0.task } }
+    var task: (any TransportTask)? { mutableState.withLock { $0.task } }
     /// The metrics of every completed attempt, in order.
     public var allMetrics: [RequestMetrics] { mutableState.withLock { $0.metrics } }
     /// The metrics of the latest completed attempt.
@@ -195,17 +201,21 @@ public class Request: @unchecked Sendable {
     /// Starts the request, or continues it after ``suspend()``. Does nothing once it has ended.
     @discardableResult
     public func resume() -> Self {
-        let action = mutableState.withLock { $0.machine.resume() }
+        let (action, session) = mutableState.withLock { state in
+            let action = state.machine.resume()
+            if action == .resumeTask { state.taskGeneration &+= 1 }
+            return (action, state.session)
+        }
         switch action {
         case .none:
             return self
         case .startFirstAttempt:
             eventMonitor?.requestDidResume(self)
-            guard let delegate else {
+            guard let session else {
                 finish(error: .sessionInvalidated(nil))
                 return self
             }
-            delegate.startAttempt(of: self)
+            session.startAttempt(of: self)
         case .resumeTask:
             applyStateToTask()
             eventMonitor?.requestDidResume(self)
@@ -219,6 +229,7 @@ public class Request: @unchecked Sendable {
         let (changed, action) = mutableState.withLock { state in
             let before = state.machine.state
             let action = state.machine.suspend()
+            if action == .suspendTask { state.taskGeneration &+= 1 }
             return (state.machine.state != before, action)
         }
         guard changed else { return self }
@@ -228,15 +239,27 @@ public class Request: @unchecked Sendable {
     }
 
     /// Resumes or suspends the current task to match the state as it is now.
+    ///
+    /// No lock is held while the task is told, so two threads racing (a `suspend()` and a
+    /// `resume()`) may tell it in the wrong order. Each change counts a generation; a caller
+    /// checks after acting that no change came meanwhile, and acts again on the latest if one
+    /// did. The last to change the state is the last to act, and the task ends up as the state says.
     func applyStateToTask() {
-        taskSuspensionLock.lock()
-        defer { taskSuspensionLock.unlock() }
-        let (state, task, isHeldBack) = mutableState.withLock { ($0.machine.state, $0.task, $0.isHeldBack) }
-        switch state {
-        case .resumed where isHeldBack: task?.suspend()
-        case .resumed: task?.resume()
-        case .suspended: task?.suspend()
-        case .initialized, .cancelled, .finished: break
+        var applied: UInt64?
+        while true {
+            let next = mutableState.withLock {
+                state -> (generation: UInt64, state: State, task: (any TransportTask)?, isHeldBack: Bool)? in
+                if let applied, applied == state.taskGeneration { return nil }
+                return (state.taskGeneration, state.machine.state, state.task, state.isHeldBack)
+            }
+            guard let next else { return }
+            switch next.state {
+            case .resumed where next.isHeldBack: next.task?.suspend()
+            case .resumed: next.task?.resume()
+            case .suspended: next.task?.suspend()
+            case .initialized, .cancelled, .finished: break
+            }
+            applied = next.generation
         }
     }
 
@@ -245,7 +268,11 @@ public class Request: @unchecked Sendable {
     /// their own lock and record the decision before releasing it, so that of two racing
     /// decisions the later one is the one that stands.
     func setTransferHeldBack(_ hold: Bool) {
-        mutableState.withLock { $0.isHeldBack = hold }
+        mutableState.withLock { state in
+            guard state.isHeldBack != hold else { return }
+            state.isHeldBack = hold
+            state.taskGeneration &+= 1
+        }
     }
 
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
@@ -254,12 +281,11 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         // Cancelling and finishing happen under one lock, so no completion or validation can
         // finish the request in between with another outcome.
-        let outcome = mutableState.withLock {
-            state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
+        let outcome = mutableState.withLock { state -> Finishing? in
             guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
             state.pendingWork?.cancel()
             state.pendingWork = nil
-            return (state.task, Self.takeFinishHandlers(&state, error: .explicitlyCancelled) ?? [])
+            return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
         }
         guard let outcome else { return self }
         outcome.task?.cancel()
@@ -322,13 +348,15 @@ public class Request: @unchecked Sendable {
         finish(error: error)
     }
 
-    /// The transport made `task` for `urlRequest`: run it, hold it, or cancel it, as the state says.
-    func didCreateTask(_ task: any TransportTask, for urlRequest: URLRequest) {
+    /// The transport made `task` for `urlRequest`, reporting to `attempt`: run it, hold it, or
+    /// cancel it, as the state says.
+    func didCreateTask(_ task: any TransportTask, for urlRequest: URLRequest, attempt: Attempt) {
         let action = mutableState.withLock { state -> StateMachine.TaskAction in
             let action = state.machine.taskCreated()
             if action != .cancel {
+                state.attempt = attempt
                 state.task = task
-                state.tasks.append(task)
+                state.taskGeneration &+= 1
                 state.performedRequests.append(urlRequest)
             }
             return action
@@ -345,18 +373,35 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Records the end of `task`'s attempt with its `metrics`; returns whether it was the current
-    /// attempt and has ended (no task is current until the next attempt, so late events of this
-    /// one are ignored).
-    func recordAttemptCompletion(of task: any TransportTask, metrics: RequestMetrics) -> Bool {
+    /// Records the end of `attempt` with its `metrics`; returns whether it was the current
+    /// attempt and has ended (no attempt is current until the next, so late events of this one
+    /// are ignored).
+    func recordAttemptCompletion(of attempt: Attempt, metrics: RequestMetrics) -> Bool {
         mutableState.withLock { state in
-            guard state.task === task else { return false }
+            guard state.attempt === attempt else { return false }
             state.metrics.append(metrics)
             guard state.machine.attemptCompleted() == .complete else { return false }
+            state.attempt = nil
             state.task = nil
             return true
         }
     }
+
+    // MARK: - Transport events (from the current ``Attempt``; overridden by each kind of request)
+
+    /// The attempt's response head arrived.
+    func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {}
+
+    /// A piece of the attempt's response body arrived.
+    func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {}
+
+    /// The attempt ended, with `error` if it failed.
+    func attempt(
+        _ attempt: Attempt,
+        of task: any TransportTask,
+        didCompleteWith error: URLError?,
+        metrics: RequestMetrics
+    ) {}
 
     // MARK: - Retrying
 
@@ -371,20 +416,20 @@ public class Request: @unchecked Sendable {
             finish(error: error)
             return
         }
-        let isRunning = mutableState.withLock { state -> Bool in
-            guard state.machine.awaitRetryDecision() else { return false }
+        let decision = mutableState.withLock { state -> (isRunning: Bool, session: Session?) in
+            guard state.machine.awaitRetryDecision() else { return (false, nil) }
             state.error = error  // visible to the retriers
-            return true
+            return (true, state.session)
         }
-        guard isRunning else { return }
-        guard let delegate else {
+        guard decision.isRunning else { return }
+        guard let session = decision.session else {
             finish(error: error)
             return
         }
-        delegate.retryResult(for: self, dueTo: error) { [self] result in
+        session.retryResult(for: self, dueTo: error) { [self] result in
             switch result {
             case .retry, .retryWithDelay:
-                delegate.retryRequest(self, withDelay: result.delay)
+                session.retryRequest(self, withDelay: result.delay)
             case .doNotRetry:
                 finish(error: error)
             case .doNotRetryWithError(let retryError):
@@ -404,7 +449,7 @@ public class Request: @unchecked Sendable {
             state.retryCount += 1
             state.error = nil
             state.headRejection = nil
-            state.headCheckTask = nil
+            state.headCheckAttempt = nil
             state.parkedCompletion = nil
             state.responseHead = nil
             state.data = nil
@@ -479,12 +524,11 @@ public class Request: @unchecked Sendable {
                 userInfo: [NSLocalizedDescriptionKey: "The request's deadline of \(seconds) s passed."]
             )
         )
-        let outcome = mutableState.withLock {
-            state -> (task: (any TransportTask)?, handlers: [@Sendable () -> Void])? in
+        let outcome = mutableState.withLock { state -> Finishing? in
             guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
             state.pendingWork?.cancel()
             state.pendingWork = nil
-            return (state.task, Self.takeFinishHandlers(&state, error: error) ?? [])
+            return Self.takeFinishHandlers(&state, error: error)
         }
         guard let outcome else { return }
         outcome.task?.cancel()
@@ -507,28 +551,52 @@ public class Request: @unchecked Sendable {
     /// whether this call ended it (`false` if it had ended already).
     @discardableResult
     func finish(error: CourierError? = nil) -> Bool {
-        let handlers = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
-        guard let handlers else { return false }
+        let finishing = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
+        guard let finishing else { return false }
         eventMonitor?.requestDidFinish(self)
-        handlers.forEach { $0() }
+        finishing.handlers.forEach { $0() }
         return true
+    }
+
+    /// What finishing takes out of the state: the handlers to run, and whatever the request held
+    /// while it ran. All of it is let go after the lock is released: letting go of the session
+    /// may end it, and a session that ends cancels its requests, which takes their locks.
+    private struct Finishing {
+        var handlers: [@Sendable () -> Void]
+        var task: (any TransportTask)?
+        var session: Session?
+        var attempts: (current: Attempt?, headCheck: Attempt?)
+        var deadlineTask: Task<Void, Never>?
+        var validators: [@Sendable (Request) -> CourierError?]
+        var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
     }
 
     /// Under the lock: marks the request finished, records `error` (the first finisher's error
     /// wins, and a cancellation's replaces a failed attempt's), and hands back the waiting
     /// handlers, or `nil` if it had finished already. Validators are dropped, since they are done
     /// and may capture the request (progress listeners go in ``finishProgress()``).
-    private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> [@Sendable () -> Void]?
-    {
+    private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> Finishing? {
         guard state.machine.finish() else { return nil }
         if let error { state.error = error }
-        let handlers = state.finishHandlers
-        state.finishHandlers.removeAll()
         state.deadlineTask?.cancel()
+        let finishing = Finishing(
+            handlers: state.finishHandlers,
+            task: state.task,
+            session: state.session,
+            attempts: (state.attempt, state.headCheckAttempt),
+            deadlineTask: state.deadlineTask,
+            validators: state.validators,
+            headValidator: state.headValidator
+        )
+        state.finishHandlers = []
+        state.session = nil
+        state.attempt = nil
+        state.task = nil
+        state.headCheckAttempt = nil
         state.deadlineTask = nil
-        state.validators.removeAll()
+        state.validators = []
         state.headValidator = nil
-        return handlers
+        return finishing
     }
 
     /// Runs `handler` once the request has finished: now if it has, else when it does. With
@@ -541,7 +609,7 @@ public class Request: @unchecked Sendable {
             return (false, state.machine.state == .initialized)
         }
         if runNow { handler() }
-        if resumingRequest, shouldResume, delegate?.startsRequestsImmediately ?? false { resume() }
+        if resumingRequest, shouldResume, weakSession?.configuration.startRequestsImmediately ?? false { resume() }
     }
 
     // MARK: - Describing
@@ -588,21 +656,12 @@ extension Request: CustomStringConvertible {
     }
 }
 
-/// What a request needs from the session that made it.
+/// The session a request belongs to, as the request shows it (``Request/delegate``): the only
+/// conformer is ``Session``. Starting attempts and deciding retries are the session's own
+/// business and are not part of the protocol.
 public protocol RequestDelegate: AnyObject, Sendable {
     /// Whether adding a response handler starts an initialized request.
     var startsRequestsImmediately: Bool { get }
-    /// Builds the request's next URLRequest, adapts it, and starts an attempt with it.
-    func startAttempt(of request: Request)
-    /// Asks the retriers whether `request`, which failed with `error`, runs again; calls
-    /// `completion` exactly once, at once when there are no retriers.
-    func retryResult(
-        for request: Request,
-        dueTo error: CourierError,
-        completion: @escaping @Sendable (RetryResult) -> Void
-    )
-    /// Starts `request`'s next attempt, after `delay` seconds if given.
-    func retryRequest(_ request: Request, withDelay delay: TimeInterval?)
 }
 
 extension DispatchQueue {

@@ -46,7 +46,7 @@ extension Session {
                 serializationQueue: makeRequestSerializationQueue(),
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
-                delegate: self
+                session: self
             )
         )
     }
@@ -78,7 +78,7 @@ extension Session {
                 serializationQueue: makeRequestSerializationQueue(),
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
-                delegate: self
+                session: self
             )
         )
     }

@@ -32,7 +32,7 @@ extension Session {
                 serializationQueue: makeRequestSerializationQueue(),
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
-                delegate: self
+                session: self
             )
         )
     }

@@ -15,8 +15,10 @@ import FoundationNetworking
 ///     .serializingDecodable(User.self).value
 /// ```
 ///
-/// A session holds its requests until they finish. ``invalidate()`` cancels what is running and
-/// shuts the transport down; a session that goes away does the same.
+/// A request holds its session, and the session its transport, from when it is made until it
+/// finishes, so `try await Session().request(url).serializingData().value` works as written.
+/// ``invalidate()`` cancels what is running and shuts the transport down; a session that goes
+/// away (nothing holds it, so nothing of it is running) shuts its transport down too.
 public final class Session: RequestDelegate, @unchecked Sendable {
     /// How a session behaves; every property has a default.
     public struct Configuration: Sendable {
@@ -88,13 +90,20 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     /// What the session tracks: running requests, those waiting to retry, trigger subscriptions.
     private struct Registry {
-        var requests: [UUID: Request] = [:]
+        /// Weak: a request holds its session while it runs, not the other way round, so a request
+        /// nobody holds that was never started does not keep its session alive.
+        var requests: [UUID: WeakRequest] = [:]
         var waitingRetries: [UUID: WaitingRetry] = [:]
         var triggerObservations: [RetryTriggerObservation] = []
         var isInvalidated = false
     }
 
     private let registry = Protected(Registry())
+
+    /// A registered request, held weakly.
+    private struct WeakRequest {
+        weak var request: Request?
+    }
 
     /// Creates a session.
     ///
@@ -123,7 +132,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     deinit {
         let (requests, observations) = registry.withLock { state in
-            (Array(state.requests.values), state.triggerObservations)
+            (state.requests.values.compactMap(\.request), state.triggerObservations)
         }
         // Outside the lock: a trigger may hold its own lock while it calls the session.
         observations.forEach { $0.cancel() }
@@ -204,7 +213,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                 serializationQueue: makeRequestSerializationQueue(),
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
-                delegate: self
+                session: self
             )
         )
     }
@@ -221,12 +230,14 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     func register<Made: Request>(_ request: Made) -> Made {
         let accepted = registry.withLock { state -> Bool in
             guard !state.isInvalidated else { return false }
-            state.requests[request.id] = request
+            state.requests[request.id] = WeakRequest(request: request)
             return true
         }
         eventMonitor.requestDidCreate(request)
         if accepted {
-            request.appendFinishHandler(resumingRequest: false) { [weak self] in
+            // Weak both ways: the handler sits in the request, and runs while the request is alive.
+            request.appendFinishHandler(resumingRequest: false) { [weak self, weak request] in
+                guard let request else { return }
                 self?.requestDidFinish(request)
             }
         } else {
@@ -241,7 +252,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         let (requests, observations) = registry.withLock { state -> ([Request], [RetryTriggerObservation]) in
             state.isInvalidated = true
             defer { state.triggerObservations.removeAll() }
-            return (Array(state.requests.values), state.triggerObservations)
+            return (state.requests.values.compactMap(\.request), state.triggerObservations)
         }
         observations.forEach { $0.cancel() }
         requests.forEach { $0.cancel() }
@@ -254,9 +265,9 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     public var startsRequestsImmediately: Bool { configuration.startRequestsImmediately }
 
     /// Builds the request's URLRequest once (adding the session's headers, rejecting invalid
-    /// ones), adapts it for this attempt, and hands it to the transport. Requests call this
-    /// themselves when resumed or retried; you need not.
-    public func startAttempt(of request: Request) {
+    /// ones), adapts it for this attempt, and hands it to the transport, when the request is
+    /// resumed or retried.
+    func startAttempt(of request: Request) {
         guard request.isStartingAttempt else { return }  // Called twice, or too late: nothing to start.
         if let upload = request as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
             // Encoding a large multipart form writes a file: not on the caller's thread.
@@ -314,7 +325,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     }
 
     /// Asks the request's and the session's interceptors, in that order, whether to retry.
-    public func retryResult(
+    func retryResult(
         for request: Request,
         dueTo error: CourierError,
         completion: @escaping @Sendable (RetryResult) -> Void
@@ -340,7 +351,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled
     /// first, a ``RetryTrigger`` or a success on the same origin starts it sooner, or the delay
     /// would end past ``Configuration/requestDeadline`` (the request then fails with its last error).
-    public func retryRequest(_ request: Request, withDelay delay: TimeInterval?) {
+    func retryRequest(_ request: Request, withDelay delay: TimeInterval?) {
         let delay = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
         if let remaining = request.timeUntilDeadline, .nanoseconds(Int64(delay * 1e9)) >= remaining {
             request.finish()
@@ -379,7 +390,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 guard !Task.isCancelled else { return }
-                start()
+                // The sleep holds the request: one that nobody else holds still gets its retry.
+                withExtendedLifetime(request) { start() }
             }
         )
     }
@@ -468,7 +480,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// headers), and so is a download (see below); any other was checked when it was built, once
     /// for all its attempts.
     private func perform(_ urlRequest: URLRequest, for request: Request, isAdapted: Bool) {
-        guard !request.hasFinished, let eventHandler = request as? any TransportEventHandler else { return }
+        guard !request.hasFinished else { return }
         var urlRequest = request.finalizingURLRequest(urlRequest)
         // A resumed download adds `If-Range` with the server's own validator: checked too.
         if isAdapted || request is DownloadRequest {
@@ -490,8 +502,9 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             }
         }
         request.didCreateURLRequest(urlRequest)
-        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: eventHandler)
-        request.didCreateTask(task, for: urlRequest)
+        let attempt = Request.Attempt(request: request)
+        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: attempt)
+        request.didCreateTask(task, for: urlRequest, attempt: attempt)
     }
 }
 

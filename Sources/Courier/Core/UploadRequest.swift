@@ -42,7 +42,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        delegate: any RequestDelegate
+        session: Session
     ) {
         self.makesUploadableSlowly = makesUploadableSlowly
         self.makeUploadable = makeUploadable
@@ -52,7 +52,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            delegate: delegate
+            session: session
         )
         appendFinishHandler(resumingRequest: false) { [uploadState] in
             let file = uploadState.withLock { state -> URL? in

@@ -1,9 +1,15 @@
 /// Lets `Courier` use a transport from a module it cannot import: `CourierNIO`'s
 /// `AsyncHTTPClientTransport` conforms, and ``Session`` finds it by name when that module is
-/// linked into the program. Not for your own types: pass a transport to `Session` instead.
-public protocol _DefaultTransportProviding: Transport {
+/// linked into the program. Not for your own types (pass a transport to `Session` instead),
+/// hence behind the `CourierTransport` SPI.
+///
+/// Why a name lookup: Swift has no way for a linked module to register itself without being
+/// called, and `Courier` must not depend on SwiftNIO. The name is checked by a test, so a rename
+/// of the type fails CI rather than silently falling back to URLSession.
+@_spi(CourierTransport)
+public protocol DefaultTransportProviding: Transport {
     /// The transport a session uses when given none.
-    static var _defaultTransport: any Transport { get }
+    static var defaultTransport: any Transport { get }
 }
 
 /// The transport a ``Session`` uses when given none: AsyncHTTPClient where `CourierNIO` is
@@ -13,11 +19,11 @@ enum DefaultTransport {
     ///
     /// `Courier` stays Foundation-only, so it cannot name the type; the Swift runtime can still
     /// find it (this is how Foundation's `NSClassFromString` finds Swift classes).
-    static let linkedProvider: (any _DefaultTransportProviding.Type)? =
-        _typeByName("10CourierNIO24AsyncHTTPClientTransportC") as? any _DefaultTransportProviding.Type
+    static let linkedProvider: (any DefaultTransportProviding.Type)? =
+        _typeByName("10CourierNIO24AsyncHTTPClientTransportC") as? any DefaultTransportProviding.Type
 
     /// A transport for a new session.
     static func make() -> any Transport {
-        linkedProvider?._defaultTransport ?? URLSessionTransport()
+        linkedProvider?.defaultTransport ?? URLSessionTransport()
     }
 }

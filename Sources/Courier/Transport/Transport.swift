@@ -26,7 +26,8 @@ public protocol Transport: Sendable {
     ///     carrying the thrown error under `NSUnderlyingErrorKey`. Check every URL the transport
     ///     connects to on its own (a redirect) with `URLValidation` (SPI `CourierTransport`):
     ///     a dependency may trap on a port above 65535.
-    ///   - eventHandler: Receives what the task observes.
+    ///   - eventHandler: Receives what the task observes. Hold it strongly until the task has
+    ///     reported its completion: it keeps the request in flight alive.
     func makeTask(
         for request: URLRequest,
         body: RequestBody?,

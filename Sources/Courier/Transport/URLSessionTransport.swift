@@ -181,9 +181,10 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     let body: RequestBody?
     /// Where the session calls its delegate, one call at a time; held events are replayed there.
     private let delegateQueue: OperationQueue
-    /// Weak: the request owns its tasks, and a strong reference back would keep every finished
-    /// request alive. Events for a request that is gone have nobody to tell.
-    weak let eventHandler: (any TransportEventHandler)?
+    /// Held until the task is let go after its completion: a request in flight stays alive
+    /// through it (the request lets go of its task when the attempt ends, so nothing is kept
+    /// in a cycle after that).
+    let eventHandler: any TransportEventHandler
     private let state = Protected(Progress())
     /// See ``URLSessionTransport/maximumHeldBytes``.
     private let maximumHeldBytes: Int
@@ -446,7 +447,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
             $0.responseDate = Date()
             $0.statusCode = response.statusCode
         }
-        eventHandler?.transportTask(self, didReceive: response)
+        eventHandler.transportTask(self, didReceive: response)
     }
 
     func didReceive(_ data: Data) {
@@ -457,7 +458,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
 
     private func deliver(_ data: Data) {
         state.withLock { $0.bytesReceived += Int64(data.count) }
-        eventHandler?.transportTask(self, didReceive: data)
+        eventHandler.transportTask(self, didReceive: data)
     }
 
     func didCollect(networkProtocolName: String?, remoteAddress: String?) {
@@ -533,7 +534,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
                 userInfo: [NSUnderlyingErrorKey: reason, NSLocalizedDescriptionKey: reason.localizedDescription]
             )
         }
-        eventHandler?.transportTask(self, didCompleteWith: urlError, metrics: metrics)
+        eventHandler.transportTask(self, didCompleteWith: urlError, metrics: metrics)
     }
 
     /// The code Apple's URLSession and AsyncHTTPClient give a failure FoundationNetworking
@@ -618,7 +619,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         task.noteActivity()
         // A streamed body reports an expected length of 0: the body knows better, if anyone does.
         let expected = task.body?.length ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
-        task.eventHandler?.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
+        task.eventHandler.transportTask(task, didSendBodyBytes: totalBytesSent, of: expected)
     }
 
     func urlSession(

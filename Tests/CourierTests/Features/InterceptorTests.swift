@@ -259,7 +259,7 @@ private struct Attempts: Decodable, Sendable {
             await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
                 try await server.waitForRequests(1, timeout: .milliseconds(100))
             }
-            #expect(request.tasks.isEmpty)
+            #expect(request.performedRequests.isEmpty)
             await session.invalidate()
         }
     }

@@ -1,0 +1,90 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request in flight keeps its session (and the session its transport) alive; a session that
+/// nothing holds and nothing runs on shuts its transport down.
+@Suite struct SessionLifetimeTests {
+    @Test(arguments: TransportKind.allCases)
+    func aSessionNobodyHoldsFinishesItsAwaitedRequest(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let recorder = InvalidationRecorder(transport.makeTransport())
+            // The session is a temporary: only the request holds it while the server waits.
+            let data = try await Session(transport: recorder).request(server.url("/delay/0.2")).serializingData().value
+            #expect(!data.isEmpty)
+            #expect(await recorder.waitForInvalidation(within: 30), "the session went away once its request finished")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSessionNobodyHoldsAnswersItsHandler(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let recorder = InvalidationRecorder(transport.makeTransport())
+            let response = await value(within: 30) {
+                await withCheckedContinuation { continuation in
+                    Session(transport: recorder).request(server.url("/delay/0.2")).responseData { response in
+                        continuation.resume(returning: response)
+                    }
+                }
+            }
+            #expect((try? response?.result.get())?.isEmpty == false, "answered with the body, not a cancellation")
+            #expect(await recorder.waitForInvalidation(within: 30))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRequestNeverStartedDoesNotKeepItsSessionAlive(transport: TransportKind) async throws {
+        let recorder = InvalidationRecorder(transport.makeTransport())
+        var session: Session? = Session(
+            configuration: Session.Configuration { $0.startRequestsImmediately = false },
+            transport: recorder
+        )
+        let request = session?.request("http://127.0.0.1:9/never")
+        session = nil
+        // The request holds the session until it finishes: cancelling it lets go.
+        #expect(request?.isInitialized == true)
+        request?.cancel()
+        #expect(await recorder.waitForInvalidation(within: 30))
+    }
+}
+
+/// A transport that passes everything to another and reports when it is invalidated.
+private final class InvalidationRecorder: Transport {
+    private let base: any Transport
+    private let invalidations: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(_ base: any Transport) {
+        self.base = base
+        (invalidations, continuation) = AsyncStream<Void>.makeStream()
+    }
+
+    func makeTask(
+        for request: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    )
+        -> any TransportTask
+    {
+        base.makeTask(for: request, body: body, eventHandler: eventHandler)
+    }
+
+    func invalidate() async {
+        await base.invalidate()
+        continuation.yield()
+    }
+
+    /// Whether the transport was invalidated within `seconds`.
+    func waitForInvalidation(within seconds: Double) async -> Bool {
+        let invalidations = self.invalidations
+        return await value(within: seconds) {
+            var iterator = invalidations.makeAsyncIterator()
+            return await iterator.next() != nil
+        } ?? false
+    }
+}
