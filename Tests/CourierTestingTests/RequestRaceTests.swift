@@ -15,7 +15,8 @@ import FoundationNetworking
     private enum CancelPoint: CaseIterable {
         /// Right after the request starts: before its attempt can complete (its gate is closed).
         case atStart
-        /// Racing the gate's opening, from another thread, once the head has arrived.
+        /// Racing the gate's opening (from another thread, a random moment after it) once the head
+        /// has arrived.
         case racingTheCompletion
         /// After the response handler ran: too late to change anything.
         case afterTheResponse
@@ -108,9 +109,11 @@ import FoundationNetworking
             case .racingTheCompletion:
                 Task {
                     await gate.waitForArrivals()
-                    DispatchQueue.concurrentPerform(iterations: 2) { lane in
-                        if lane == index % 2 { request.cancel() } else { gate.open() }
-                    }
+                    // The gate opens at once; the cancel follows a random moment later, so that it
+                    // lands before, during or after the completion's delivery and processing.
+                    let jitter = DispatchTimeInterval.microseconds(Int.random(in: 0...200))
+                    DispatchQueue.global().asyncAfter(deadline: .now() + jitter) { request.cancel() }
+                    gate.open()
                 }
             case .afterTheResponse:
                 gate.open()
