@@ -10,7 +10,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let transport = StubTransport()
-/// transport.enqueue(.status(200, headers: ["Content-Type": "application/json"], body: Data(#"{"id":1}"#.utf8)))
+/// transport.enqueue(.status(200, headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Ada"}"#.utf8)))
 /// let session = Session(transport: transport)
 /// let user = try await session.request("https://api.example.com/user").serializingDecodable(User.self).value
 /// #expect(transport.requests.first?.url?.path == "/user")
