@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierNIO", targets: ["CourierNIO"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
@@ -36,6 +37,9 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
+        // A transport that plays scripted responses, for tests without sockets (ours and users').
+        // Foundation-only like `Courier`: a user's tests need no SwiftNIO for it.
+        .target(name: "CourierTesting", dependencies: ["Courier"]),
         .systemLibrary(name: "CCourierZlib"),
         .target(
             name: "CourierTestServer",
@@ -82,6 +86,31 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
+        ),
+        .testTarget(
+            name: "CourierTestingTests",
+            dependencies: [
+                "Courier",
+                "CourierTesting",
+                // Run as a separate program by a test: it links `Courier` without `CourierNIO`.
+                "courier-default-transport-check",
+            ]
+        ),
+        .testTarget(
+            name: "CourierNIOTests",
+            dependencies: [
+                "Courier",
+                "CourierNIO",
+                "CourierTestServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // Prints the type of `Session()`'s transport in a program that links `Courier` alone, for
+        // `CourierTestingTests` to check that the default there is URLSession.
+        .executableTarget(
+            name: "courier-default-transport-check",
+            dependencies: ["Courier"],
+            path: "Tests/courier-default-transport-check"
         ),
         .testTarget(
             name: "CourierCLITests",

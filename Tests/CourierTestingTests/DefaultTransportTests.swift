@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `Session()` picks its transport from what the program links: checked in a separate program,
+/// `courier-default-transport-check`, which links `Courier` and not `CourierNIO` (this test
+/// bundle links both, so it cannot check it in-process).
+@Suite struct DefaultTransportTests {
+    @Test func aProgramWithoutCourierNIOUsesURLSession() async throws {
+        let binary = try #require(Self.checkBinary(), "courier-default-transport-check was not built beside the tests")
+        let process = Process()
+        process.executableURL = binary
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let exited: Void? = await value(within: 30) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    process.waitUntilExit()
+                    continuation.resume()
+                }
+            }
+        }
+        if exited == nil { process.terminate() }
+        try #require(exited != nil, "the check program did not exit")
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "Courier.URLSessionTransport")
+    }
+
+    /// The check program, in the build products folder beside this test bundle (the test target
+    /// depends on it, so `swift build --build-tests` builds it first).
+    private static func checkBinary() -> URL? {
+        let manager = FileManager.default
+        var starts: [URL] = []
+        if let executable = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            starts.append(URL(fileURLWithPath: executable))
+        }
+        starts.append(Bundle.main.bundleURL)
+        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first)) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            starts.append(bundle.bundleURL)
+        }
+        for start in starts {
+            var folder = start.deletingLastPathComponent()
+            for _ in 0..<5 {
+                let candidate = folder.appendingPathComponent("courier-default-transport-check")
+                if manager.isExecutableFile(atPath: candidate.path) { return candidate }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+}
