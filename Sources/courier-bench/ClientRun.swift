@@ -12,6 +12,8 @@ struct ClientRun {
     let client: Client
     let workload: Workload
     let server: URL
+    /// Which paths the server serves each workload's bodies at.
+    let layout: ServerLayout
     /// The body size of a transfer workload.
     let size: Int64
     /// How many requests a request workload sends.
@@ -41,13 +43,13 @@ struct ClientRun {
         switch workload {
         case .sequential, .concurrent:
             bytes = try await sendRequests(
-                to: server.appendingPathComponent("range/1024"),
+                to: layout.smallBody(on: server),
                 decoding: false,
                 connections
             )
         case .decode:
             bytes = try await sendRequests(
-                to: server.appendingPathComponent("records/160"),
+                to: layout.records(on: server),
                 decoding: true,
                 connections
             )
@@ -108,15 +110,16 @@ struct ClientRun {
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// A 1 MiB-chunked `/range` body of `size` bytes: large writes, so the server is not what is measured.
-    var rangeURL: URL {
-        server.appendingPathComponent("range/\(size)").appending(queryItems: [
-            URLQueryItem(name: "chunk_size", value: "1048576")
-        ])
-    }
+    /// The body of `download` and `stream`, ``size`` bytes.
+    var bodyURL: URL { layout.body(of: size, on: server) }
 
-    var uploadURL: URL {
-        server.appendingPathComponent("upload").appending(queryItems: [URLQueryItem(name: "hash", value: "false")])
+    var uploadURL: URL { layout.upload(on: server) }
+
+    /// Throws unless a transfer moved exactly ``size`` bytes: a server that sends something else
+    /// (an error page, a file of another size) must not pass for a fast one.
+    func checkTransferred(_ bytes: Int64) throws -> Int64 {
+        guard bytes == size else { throw BenchError("\(workload.rawValue) moved \(bytes) bytes, not \(size)") }
+        return bytes
     }
 
     /// What `/upload` answers.

@@ -10,7 +10,8 @@ struct CourierBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Compare Courier with raw AsyncHTTPClient and raw URLSession, side by side.",
-        discussion: "Build with -c release: swift run -c release courier-bench"
+        discussion:
+            "Build with -c release: swift run -c release courier-bench. Against nginx instead of the embedded server: scripts/bench-nginx."
     )
 
     @Option(
@@ -51,6 +52,32 @@ struct CourierBench: ParsableCommand {
     @Option(name: .long, help: "Also write the results as JSON to this file.")
     var json: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run against this server (http://HOST:PORT[/PATH]) instead of the embedded one.",
+            discussion:
+                "With the files layout it must serve the files --write-files writes and accept PUT under upload/; scripts/bench-nginx sets up nginx that way."
+        )
+    )
+    var server: String?
+
+    @Option(
+        name: .customLong("server-layout"),
+        help:
+            "Where --server keeps each workload's bodies: files (static files, PUT uploads) or test-server (courier-bench --serve's routes)."
+    )
+    var serverLayout: ServerLayout = .files
+
+    @Option(
+        name: .customLong("write-files"),
+        help: ArgumentHelp(
+            "Write the files a static server needs for a run with the same workload and size options into this folder, and exit.",
+            valueName: "folder"
+        )
+    )
+    var writeFiles: String?
+
     @Flag(
         name: .long,
         help: "A quick check that everything works (1 MiB bodies, 50 requests, one round); its numbers mean nothing."
@@ -62,6 +89,9 @@ struct CourierBench: ParsableCommand {
 
     @Option(name: .customLong("child-server"), help: .hidden)
     var childServer: String?
+
+    @Option(name: .customLong("child-layout"), help: .hidden)
+    var childLayout: ServerLayout = .testServer
 
     @Flag(name: .customLong("serve"), help: .hidden)
     var serves = false
@@ -80,7 +110,16 @@ struct CourierBench: ParsableCommand {
         if let childClient, let childServer, let server = URL(string: childServer), let workload = workload.first {
             return try await runChild(client: childClient, workload: workload, server: server)
         }
-        try await Orchestra(
+        var outsideServer: URL?
+        if let server {
+            guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                throw ValidationError("--server needs an http:// or https:// URL with a host, not \(server)")
+            }
+            outsideServer = url
+        }
+        let orchestra = Orchestra(
             workloads: workload.isEmpty ? Workload.allCases : workload,
             clients: client.isEmpty ? Client.allCases : client,
             rounds: smoke ? 1 : max(1, rounds),
@@ -88,8 +127,15 @@ struct CourierBench: ParsableCommand {
             size: smoke ? 1 << 20 : size,
             requests: smoke ? 50 : requests.map { max(1, $0) },
             concurrency: concurrency.map { max(1, $0) },
-            jsonPath: json
-        ).run()
+            jsonPath: json,
+            outsideServer: outsideServer,
+            outsideLayout: serverLayout
+        )
+        if let writeFiles {
+            let plans = orchestra.plans.flatMap { [$0.measured] + ($0.warmUp.map { [$0] } ?? []) }
+            return try await StaticFiles.write(for: plans, into: URL(fileURLWithPath: writeFiles))
+        }
+        try await orchestra.run()
     }
 
     /// The server child: serves until the parent closes its standard input (or a day passes).
@@ -117,6 +163,7 @@ struct CourierBench: ParsableCommand {
             client: client,
             workload: workload,
             server: server,
+            layout: childLayout,
             size: size ?? workload.defaultSize,
             requests: max(1, requests ?? workload.defaultRequests),
             concurrency: max(1, concurrency ?? workload.defaultConcurrency),
@@ -130,3 +177,4 @@ struct CourierBench: ParsableCommand {
 
 extension Workload: ExpressibleByArgument {}
 extension Client: ExpressibleByArgument {}
+extension ServerLayout: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The parent process: starts the server child, runs every client child in turn, and reports.
+/// The parent process: starts the server child (unless the run uses an outside server), runs
+/// every client child in turn, and reports.
 struct Orchestra {
     let workloads: [Workload]
     let clients: [Client]
@@ -10,39 +11,65 @@ struct Orchestra {
     let requests: Int?
     let concurrency: Int?
     let jsonPath: String?
+    /// An outside server to run against, instead of the embedded one in a child process.
+    let outsideServer: URL?
+    /// Where the outside server keeps each workload's bodies (the embedded one's are its routes).
+    let outsideLayout: ServerLayout
 
     /// The longest one client run may take before it is stopped and reported as failed.
     static let runTimeLimit: TimeInterval = 300
 
-    func run() async throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let server = try ServerProcess(executable: executable)
-        defer { server.stop() }
-        Self.say("courier-bench: server \(server.url.absoluteString) (a separate process), \(rounds) rounds per client")
-        var results: [Measurement] = []
-        var summaries: [Report.Summary] = []
-        let runStart = ContinuousClock.now
-        for workload in workloads {
-            let workloadStart = ContinuousClock.now
+    /// Each workload's plan, and the smaller plan of its warm-up round if there is one.
+    var plans: [(measured: Plan, warmUp: Plan?)] {
+        workloads.map { workload in
             let plan = Plan(
                 workload: workload,
                 size: size ?? workload.defaultSize,
                 requests: requests ?? workload.defaultRequests,
                 concurrency: concurrency ?? workload.defaultConcurrency
             )
+            // Warms the server and the page cache; a tenth of the work is enough for that.
+            return (plan, warmUp ? plan.scaled(by: 0.1) : nil)
+        }
+    }
+
+    func run() async throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let serverProcess = try outsideServer == nil ? ServerProcess(executable: executable) : nil
+        defer { serverProcess?.stop() }
+        let server: URL
+        let layout: ServerLayout
+        if let outsideServer {
+            (server, layout) = (outsideServer, outsideLayout)
+            Self.say(
+                "courier-bench: server \(server.absoluteString) (outside, \(layout.rawValue) layout), "
+                    + "\(rounds) rounds per client"
+            )
+        } else if let serverProcess {
+            (server, layout) = (serverProcess.url, .testServer)
+            Self.say("courier-bench: server \(server.absoluteString) (a separate process), \(rounds) rounds per client")
+        } else {
+            throw BenchError("no server")
+        }
+        var results: [Measurement] = []
+        var summaries: [Report.Summary] = []
+        let runStart = ContinuousClock.now
+        for (plan, warmUpPlan) in plans {
+            let workload = plan.workload
+            let workloadStart = ContinuousClock.now
             Self.say("\n\(plan.summary)")
-            if warmUp {
-                // Warms the server and the page cache; a tenth of the work is enough for that.
-                let warmUpPlan = plan.scaled(by: 0.1)
+            if let warmUpPlan {
                 for client in clients {
-                    _ = try runChild(executable, client: client, plan: warmUpPlan, server: server.url)
+                    _ = try runChild(executable, client: client, plan: warmUpPlan, server: server, layout: layout)
                 }
             }
             var measured: [Measurement] = []
             // A B A B: clients alternate within each round, so drift hits them alike.
             for _ in 0..<rounds {
                 for client in clients {
-                    measured.append(try runChild(executable, client: client, plan: plan, server: server.url))
+                    measured.append(
+                        try runChild(executable, client: client, plan: plan, server: server, layout: layout)
+                    )
                 }
             }
             let report = Report(workload: workload, measurements: measured)
@@ -57,6 +84,7 @@ struct Orchestra {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
             let output = Output(
+                server: outsideServer == nil ? "embedded" : server.absoluteString,
                 date: Date(),
                 arguments: Array(CommandLine.arguments.dropFirst()),
                 processorCount: ProcessInfo.processInfo.activeProcessorCount,
@@ -68,12 +96,19 @@ struct Orchestra {
         }
     }
 
-    private func runChild(_ executable: URL, client: Client, plan: Plan, server: URL) throws -> Measurement {
+    private func runChild(
+        _ executable: URL,
+        client: Client,
+        plan: Plan,
+        server: URL,
+        layout: ServerLayout
+    ) throws -> Measurement {
         let workload = plan.workload
         let process = Process()
         process.executableURL = executable
         process.arguments = [
             "--child-client", client.rawValue, "--child-server", server.absoluteString,
+            "--child-layout", layout.rawValue,
             "--workload", workload.rawValue, "--size", String(plan.size),
             "--requests", String(plan.requests), "--concurrency", String(plan.concurrency),
         ]
@@ -99,6 +134,8 @@ struct Orchestra {
 
     /// The JSON file: the per-client figures, then every run, for scripts comparing runs.
     struct Output: Encodable {
+        /// `embedded`, or the outside server's URL.
+        var server: String
         var date: Date
         var arguments: [String]
         var processorCount: Int
