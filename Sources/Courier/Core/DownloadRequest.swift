@@ -178,36 +178,43 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         return urlRequest
     }
 
+    /// Records the head of a response the transport had ready (URLSession's).
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        transportTask(task, didReceive: ResponseHead(response))
+    }
+
+    /// Records the head and opens the file for its body; the `HTTPURLResponse` is built only if
+    /// something reads it.
+    public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
         // A late head (the request was cancelled meanwhile) must not touch the file.
         let isCurrent = mutableState.withLock { $0.task === task && !$0.machine.hasFinished }
         guard isCurrent else { return }
-        let status = response.statusCode
-        let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
-        let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        let status = head.statusCode
+        let range = ContentRange(head.value(forHTTPHeaderField: "Content-Range"))
+        let contentLength = head.expectedContentLength >= 0 ? head.expectedContentLength : nil
         let (kept, expected) = transfer.withLock { transfer -> (Int64?, Int64?) in
             // This attempt's body goes after the file is opened for it, never into an earlier batch.
             transfer.openBatch = nil
             let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
             if status == 200 || status == 206 {
-                transfer.entityTag = response.value(forHTTPHeaderField: "ETag")
-                transfer.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+                transfer.entityTag = head.value(forHTTPHeaderField: "ETag")
+                transfer.lastModified = head.value(forHTTPHeaderField: "Last-Modified")
                 transfer.acceptsRanges =
                     status == 206
-                    || response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
+                    || head.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
             }
             return (kept, transfer.expectedLength)
         }
         let stillCurrent = mutableState.withLock { state -> Bool in
             guard state.task === task else { return false }
-            state.responseHead = ResponseHead(response)
+            state.responseHead = head
             state.bytesReceived = kept ?? 0
             state.bytesExpected = kept == nil ? -1 : expected ?? -1
             return true
         }
         guard stillCurrent else { return }
         if let kept { file.queue.async { [file] in file.open(keepingBytes: kept) } }
-        eventMonitor?.request(self, didReceive: response)
+        eventMonitor?.request(self, didReceive: head)
     }
 
     /// What a response head means for the file: the bytes to keep before its body, or `nil` when
@@ -383,10 +390,15 @@ public final class DownloadRequest: Request, TransportEventHandler, @unchecked S
         file.close()
         // From here a cancel cannot undo the move: the request is committed to finishing with
         // it. Cancelled before: the file never reaches the destination.
-        guard let response, beginCommitting() else { return }
+        guard let head = responseHead, beginCommitting() else { return }
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
             finish()
+            return
+        }
+        // Built only here, for the destination, which is given one; without a destination none is.
+        guard let response = head.httpURLResponse else {
+            finish(error: .invalidResponse(reason: "the response head could not be read as an HTTPURLResponse"))
             return
         }
         let (destinationURL, options) = destination(file.url, response)
