@@ -101,16 +101,24 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
 
     // MARK: - Transport events
 
+    /// Records the head of a response the transport had ready (URLSession's).
     public func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        transportTask(task, didReceive: ResponseHead(response))
+    }
+
+    /// Records the head and validates it before any of the body reaches a consumer; the
+    /// `HTTPURLResponse` is built only if something reads it.
+    public func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        let expectedLength = head.expectedContentLength
         let isCurrent = mutableState.withLock { state -> Bool in
             guard state.task === task else { return false }
-            state.responseHead = ResponseHead(response)
+            state.responseHead = head
             state.bytesReceived = 0
-            state.bytesExpected = response.expectedContentLength
+            state.bytesExpected = expectedLength
             return true
         }
         guard isCurrent else { return }
-        eventMonitor?.request(self, didReceive: response)
+        eventMonitor?.request(self, didReceive: head)
         streamState.withLock { state in
             state.isValidatingHead = true
             state.headRejection = nil
@@ -191,7 +199,7 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
         let (request, head, metrics, error) = mutableState.withLock {
             ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
         }
-        let completion = Completion(request: request, response: head?.httpURLResponse, metrics: metrics, error: error)
+        let completion = Completion(request: request, head: head, metrics: metrics, error: error)
         let consumers = streamState.withLock { state -> [any Consumer] in
             state.completion = completion
             defer { state.consumers.removeAll() }
@@ -202,12 +210,15 @@ public final class DataStreamRequest: Request, TransportEventHandler, @unchecked
 }
 
 extension DataStreamRequest {
-    /// How a stream ended: the last request and response, metrics, and the error if it failed.
+    /// How a stream ended: the last request and response head, metrics, and the error if it failed.
     public struct Completion: Sendable {
         /// The last URLRequest sent.
         public let request: URLRequest?
-        /// The response head, if one arrived.
-        public let response: HTTPURLResponse?
+        /// The response head's status and headers, if one arrived: cheaper than ``response`` on Linux.
+        public let head: ResponseHead?
+        /// The response head as an `HTTPURLResponse`, if one arrived; built on first use where the
+        /// transport gave only its parts (see ``ResponseHead``).
+        public var response: HTTPURLResponse? { head?.httpURLResponse }
         /// The last attempt's metrics.
         public let metrics: RequestMetrics?
         /// Why the stream failed; `nil` when the body arrived whole.
