@@ -49,7 +49,7 @@ public class DataRequest: Request, @unchecked Sendable {
             return (true, state.headValidator)
         }
         guard isCurrent else { return }
-        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
+        eventMonitor?.request(self, didReceive: head)
         if let (queue, validate) = headValidator {
             queue.async { [self] in
                 var rejection: CourierError?

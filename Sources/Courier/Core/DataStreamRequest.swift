@@ -110,7 +110,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             return true
         }
         guard isCurrent else { return }
-        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
+        eventMonitor?.request(self, didReceive: head)
         streamState.withLock { state in
             state.isValidatingHead = true
             state.headRejection = nil
@@ -188,7 +188,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let (request, head, metrics, error) = mutableState.withLock {
             ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
         }
-        let completion = Completion(request: request, response: head?.httpURLResponse, metrics: metrics, error: error)
+        let completion = Completion(request: request, head: head, metrics: metrics, error: error)
         let consumers = streamState.withLock { state -> [any Consumer] in
             state.completion = completion
             defer { state.consumers.removeAll() }
@@ -199,12 +199,15 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 }
 
 extension DataStreamRequest {
-    /// How a stream ended: the last request and response, metrics, and the error if it failed.
+    /// How a stream ended: the last request and response head, metrics, and the error if it failed.
     public struct Completion: Sendable {
         /// The last URLRequest sent.
         public let request: URLRequest?
-        /// The response head, if one arrived.
-        public let response: HTTPURLResponse?
+        /// The response head's status and headers, if one arrived: cheaper than ``response`` on Linux.
+        public let head: ResponseHead?
+        /// The response head as an `HTTPURLResponse`, if one arrived; built on first use where the
+        /// transport gave only its parts (see ``ResponseHead``).
+        public var response: HTTPURLResponse? { head?.httpURLResponse }
         /// The last attempt's metrics.
         public let metrics: RequestMetrics?
         /// Why the stream failed; `nil` when the body arrived whole.

@@ -182,20 +182,19 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // A late head (the request was cancelled meanwhile) must not touch the file.
         let isCurrent = mutableState.withLock { $0.attempt === attempt && !$0.machine.hasFinished }
         guard isCurrent else { return }
-        let response = head
-        let status = response.statusCode
-        let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
-        let contentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        let status = head.statusCode
+        let range = ContentRange(head.value(forHTTPHeaderField: "Content-Range"))
+        let contentLength = head.expectedContentLength >= 0 ? head.expectedContentLength : nil
         let (kept, expected) = transfer.withLock { transfer -> (Int64?, Int64?) in
             // This attempt's body goes after the file is opened for it, never into an earlier batch.
             transfer.openBatch = nil
             let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
             if status == 200 || status == 206 {
-                transfer.entityTag = response.value(forHTTPHeaderField: "ETag")
-                transfer.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+                transfer.entityTag = head.value(forHTTPHeaderField: "ETag")
+                transfer.lastModified = head.value(forHTTPHeaderField: "Last-Modified")
                 transfer.acceptsRanges =
                     status == 206
-                    || response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
+                    || head.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
             }
             return (kept, transfer.expectedLength)
         }
@@ -208,7 +207,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         guard stillCurrent else { return }
         if let kept { file.queue.async { [file] in file.open(keepingBytes: kept) } }
-        if let eventMonitor, let response = head.httpURLResponse { eventMonitor.request(self, didReceive: response) }
+        eventMonitor?.request(self, didReceive: head)
     }
 
     /// What a response head means for the file: the bytes to keep before its body, or `nil` when
@@ -381,10 +380,15 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         file.close()
         // From here a cancel cannot undo the move: the request is committed to finishing with
         // it. Cancelled before: the file never reaches the destination.
-        guard let response, beginCommitting() else { return }
+        guard let head = responseHead, beginCommitting() else { return }
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
             finish()
+            return
+        }
+        // Built only here, for the destination, which is given one; without a destination none is.
+        guard let response = head.httpURLResponse else {
+            finish(error: .invalidResponse(reason: "the response head could not be read as an HTTPURLResponse"))
             return
         }
         let (destinationURL, options) = destination(file.url, response)

@@ -10,8 +10,12 @@ import FoundationNetworking
 public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The last URLRequest sent, or `nil` if none could be built.
     public let request: URLRequest?
-    /// The last response head, or `nil` if none arrived.
-    public let response: HTTPURLResponse?
+    /// The last response head, or `nil` if none arrived; built on first use where the transport
+    /// gave only its parts (see ``ResponseHead``).
+    public var response: HTTPURLResponse? { head?.httpURLResponse }
+    /// The last response head's status and headers, or `nil` if none arrived: cheaper than
+    /// ``response`` on Linux.
+    public let head: ResponseHead?
     /// The downloaded file at its destination, on success.
     public let fileURL: URL?
     /// Data to continue the download with, when it was interrupted (see ``DownloadResumeData``).
@@ -33,8 +37,29 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>
     ) {
+        self.init(
+            request: request,
+            head: response.map(ResponseHead.init),
+            fileURL: fileURL,
+            resumeData: resumeData,
+            metrics: metrics,
+            serializationDuration: serializationDuration,
+            result: result
+        )
+    }
+
+    /// Creates a response around a head, whose `HTTPURLResponse` is then built only if read.
+    public init(
+        request: URLRequest?,
+        head: ResponseHead?,
+        fileURL: URL?,
+        resumeData: Data?,
+        metrics: RequestMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>
+    ) {
         self.request = request
-        self.response = response
+        self.head = head
         self.fileURL = fileURL
         self.resumeData = resumeData
         self.metrics = metrics
@@ -55,7 +80,7 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
 extension DownloadResponse: CustomStringConvertible {
     /// The outcome, status and file, e.g. `success (200, /tmp/file.zip)`.
     public var description: String {
-        let status = response.map { "\($0.statusCode)" } ?? "no response"
+        let status = head.map { "\($0.statusCode)" } ?? "no response"
         let file = fileURL?.path ?? "no file"
         switch result {
         case .success: return "success (\(status), \(file))"

@@ -377,7 +377,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         let waiting = WaitingRetry(
             origin: request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:)),
             retryCount: retryCount,
-            isServerDelay: request.response?.value(forHTTPHeaderField: "Retry-After") != nil,
+            isServerDelay: request.responseHead?.value(forHTTPHeaderField: "Retry-After") != nil,
             start: start
         )
         // Only while the session still holds the request: one that finished meanwhile waits for nothing.

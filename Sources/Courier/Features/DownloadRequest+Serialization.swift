@@ -11,11 +11,13 @@ extension DownloadRequest {
     public typealias Validation =
         @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> Result<Void, any Error>
 
-    /// Fails the download unless `validation` accepts it; see ``Validation``.
+    /// Fails the download unless `validation` accepts it; see ``Validation``. Its
+    /// `HTTPURLResponse` is built for it (see ``ResponseHead``); the status and content-type
+    /// validators read the head instead.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
         appendValidator { request in
-            guard let response = request.response, let download = request as? DownloadRequest else { return nil }
+            guard let download = request as? DownloadRequest, let response = request.response else { return nil }
             if case .failure(let error) = validation(request.lastRequest, response, download.temporaryURL) {
                 return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
             }
@@ -47,17 +49,19 @@ extension DownloadRequest {
     }
 
     /// Calls `completionHandler` with the value `serializer` makes of the file's contents, which are
-    /// read into memory for it: use it for files small enough to hold.
+    /// read into memory for it: use it for files small enough to hold. The serializer is given the
+    /// head (``ResponseSerializer/serialize(request:head:data:error:)``), so none of Courier's
+    /// serializers builds an `HTTPURLResponse`.
     @discardableResult
     public func response<Serializer: ResponseSerializer>(
         queue: DispatchQueue = .courierCallbacks,
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
-        appendDownloadHandler(queue: queue, completionHandler: completionHandler) { request, response, fileURL, error in
+        appendDownloadHandler(queue: queue, completionHandler: completionHandler) { request, head, fileURL, error in
             try serializer.serialize(
                 request: request,
-                response: response,
+                head: head,
                 data: try Self.contents(of: fileURL, error: error),
                 error: error
             )
@@ -107,7 +111,7 @@ extension DownloadRequest {
     /// The file's URL, or the request's error.
     static func downloadedFileURL(
         request: URLRequest?,
-        response: HTTPURLResponse?,
+        head: ResponseHead?,
         fileURL: URL?,
         error: CourierError?
     ) throws -> URL {
@@ -131,7 +135,7 @@ extension DownloadRequest {
     private func appendDownloadHandler<Value: Sendable>(
         queue: DispatchQueue,
         completionHandler: @escaping @Sendable (DownloadResponse<Value, CourierError>) -> Void,
-        serialize: @escaping @Sendable (URLRequest?, HTTPURLResponse?, URL?, CourierError?) throws -> Value
+        serialize: @escaping @Sendable (URLRequest?, ResponseHead?, URL?, CourierError?) throws -> Value
     ) -> Self {
         appendFinishHandler { [self] in
             // Behind the file's own settling, which the request queued there when it finished.
@@ -140,12 +144,12 @@ extension DownloadRequest {
                     let (request, head, metrics, error) = mutableState.withLock {
                         ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
                     }
-                    let response = head?.httpURLResponse
+                    // The head, not an HTTPURLResponse: one is built only if the handler reads it.
                     let (fileURL, resumeData) = (self.fileURL, self.resumeData)
-                    let (result, duration) = measuredSerialization { try serialize(request, response, fileURL, error) }
+                    let (result, duration) = measuredSerialization { try serialize(request, head, fileURL, error) }
                     let downloadResponse = DownloadResponse(
                         request: request,
-                        response: response,
+                        head: head,
                         fileURL: fileURL,
                         resumeData: resumeData,
                         metrics: metrics,

@@ -9,6 +9,13 @@ import FoundationNetworking
 /// Every method has an empty default, so implement only what you need. A session calls its
 /// monitors through a ``CompositeEventMonitor``, each on its own ``queue``, in the order the
 /// events happened.
+///
+/// A response head arrives as a ``ResponseHead``: implement the `request(_:didReceive:)` that
+/// takes one to read its status and headers for free. Monitors written against the `HTTPURLResponse` form
+/// keep working: the head form's default builds the `HTTPURLResponse` (on Linux over
+/// AsyncHTTPClient that costs more than the request itself, see ``ResponseHead``) and calls it.
+/// So a monitor that implements neither form pays for that build on its own queue, never on the
+/// transport's thread; a session without monitors never pays.
 public protocol EventMonitor: Sendable {
     /// The queue this monitor's methods are called on; a serial queue of Courier's by default.
     var queue: DispatchQueue { get }
@@ -33,8 +40,13 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didFailToAdaptURLRequest initial: URLRequest, withError error: CourierError)
     /// An attempt was handed to the transport.
     func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest)
-    /// An attempt's response head arrived.
+    /// An attempt's response head arrived, as an `HTTPURLResponse`. Courier calls the
+    /// ``ResponseHead`` form, whose default calls this one.
     func request(_ request: Request, didReceive response: HTTPURLResponse)
+    /// An attempt's response head arrived: the event Courier sends. Implement this form when the
+    /// status and headers are what you read: no `HTTPURLResponse` is built for you. By default it
+    /// builds one and calls the `HTTPURLResponse` form, so monitors written for that keep working.
+    func request(_ request: Request, didReceive head: ResponseHead)
     /// An attempt ended, with its metrics and its transport error, if any.
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
@@ -67,6 +79,13 @@ extension EventMonitor {
     ) {}
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {}
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
+    /// Builds the head's `HTTPURLResponse` and calls the `HTTPURLResponse` form: monitors written
+    /// for that form keep working. Runs on the monitor's ``queue`` when called through a
+    /// ``CompositeEventMonitor``, so the build never delays the request.
+    public func request(_ request: Request, didReceive head: ResponseHead) {
+        guard let response = head.httpURLResponse else { return }
+        self.request(request, didReceive: response)
+    }
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {}
@@ -121,6 +140,11 @@ public struct CompositeEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {
         each { $0.request(request, didReceive: response) }
+    }
+    /// Passes the head on as it is: each monitor builds an `HTTPURLResponse` only if it reads one
+    /// (the head keeps the first built, so several monitors build it once between them).
+    public func request(_ request: Request, didReceive head: ResponseHead) {
+        each { $0.request(request, didReceive: head) }
     }
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         each { $0.request(request, didCompleteAttemptWith: metrics, error: error) }

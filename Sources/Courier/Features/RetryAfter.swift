@@ -6,10 +6,11 @@ import FoundationNetworking
 
 /// Reads `Retry-After` (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
 enum RetryAfter {
-    /// The seconds `response` asks a client to wait, counted from `now`, or `nil` when it asks
-    /// nothing readable. A date in the past means no wait.
-    static func delay(in response: HTTPURLResponse, now: Date) -> TimeInterval? {
-        guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
+    /// The seconds `head` asks a client to wait, counted from `now`, or `nil` when it asks
+    /// nothing readable. A date in the past means no wait. Reads the head, so no
+    /// `HTTPURLResponse` is built for it.
+    static func delay(in head: ResponseHead, now: Date) -> TimeInterval? {
+        guard let value = head.value(forHTTPHeaderField: "Retry-After") else { return nil }
         return delay(from: value, now: now)
     }
 

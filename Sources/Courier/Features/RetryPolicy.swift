@@ -134,7 +134,8 @@ public struct RetryPolicy: RequestInterceptor {
     /// and the limit allow.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         guard request.retryCount < retryLimit, shouldRetry(request, dueTo: error) else { return .doNotRetry }
-        if let response = request.response, let serverDelay = RetryAfter.delay(in: response, now: Date()) {
+        // The head, not `response`: building an HTTPURLResponse costs more than the request did.
+        if let head = request.responseHead, let serverDelay = RetryAfter.delay(in: head, now: Date()) {
             return .retryWithDelay(min(Self.clampedDelay(serverDelay), Self.clampedDelay(maximumRetryAfter)))
         }
         return .retryWithDelay(delay(forRetryCount: request.retryCount))
@@ -151,9 +152,9 @@ public struct RetryPolicy: RequestInterceptor {
         // spoke no valid HTTP, a body passed its limit, a URL was refused.
         if Self.neverRetriedKinds.contains(error.kind) { return false }
         if let code = error.urlError?.code { return retryableURLErrorCodes.contains(code) }
-        guard let response = request.response else { return false }
-        if retryableHTTPStatusCodes.contains(response.statusCode) { return true }
-        return response.statusCode == 429 && response.value(forHTTPHeaderField: "Retry-After") != nil
+        guard let head = request.responseHead else { return false }
+        if retryableHTTPStatusCodes.contains(head.statusCode) { return true }
+        return head.statusCode == 429 && head.value(forHTTPHeaderField: "Retry-After") != nil
     }
 
     /// The delay ceiling before the retry that follows `retryCount` retries: the table above.

@@ -9,11 +9,13 @@ import FoundationNetworking
 /// On Linux, FoundationNetworking spends about 150,000 instructions making one `HTTPURLResponse`
 /// (it canonicalises every header name with Unicode-aware string functions): more than
 /// AsyncHTTPClient spends on a whole request. A transport that does not get one for free reports
-/// the head as its parts, and a ``DataRequest`` builds the `HTTPURLResponse` only if something
-/// asks for it (``Request/response``, a custom validator or serializer, an event monitor).
-/// Validation and Courier's own serializers read the head directly. Read ``DataResponse/head``
-/// rather than ``DataResponse/response`` where the status or a header is all you need. (Downloads
-/// and streams build it at once: one per transfer costs nothing that matters.)
+/// the head as its parts, and a request builds the `HTTPURLResponse` only if something asks for
+/// it (``Request/response``, a custom validator or serializer, a download's destination, an event
+/// monitor that implements only the `HTTPURLResponse` form of its response event).
+/// Validation, retry policies, event monitors that implement the head form, and Courier's own
+/// serializers read the head directly, for data, download and stream requests alike. Read
+/// ``DataResponse/head`` (``DownloadResponse/head``, ``DataStreamRequest/Completion/head``) rather
+/// than `response` where the status or a header is all you need.
 ///
 /// ``mimeType`` and ``textEncodingName`` are read from `Content-Type` the same way whichever
 /// transport answered, following RFC 9110 (parameter names are case-insensitive).
@@ -159,6 +161,10 @@ public final class ResponseHead: @unchecked Sendable {
             return response
         }
     }
+
+    /// Whether the `HTTPURLResponse` exists yet (given, or built by a read of
+    /// ``httpURLResponse``): lets tests check that nothing built one nobody asked for.
+    var hasHTTPURLResponse: Bool { built.withLock { $0 != nil } }
 
     /// The index of the fields, built on first use. Built outside the lock; if two threads race,
     /// the first one stored wins (both are the same).

@@ -1,8 +1,9 @@
-import Courier
 import CourierTestServer
 import Foundation
 import Synchronization
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -345,6 +346,31 @@ private struct StreamLine: Decodable, Sendable {
                 return values
             }
             #expect(values == Array(repeating: "aaaaaaa", count: 300))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func completionCarriesTheHeadAndBuildsNoHTTPURLResponseUnlessRead(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.streamRequest(server.url("/stream/3")).validate()
+            let completion = await value(within: 30) {
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
+                    request.responseStream { stream in
+                        if case .complete(let completion) = stream.event { continuation.resume(returning: completion) }
+                    }
+                }
+            }
+            #expect(completion?.error == nil)
+            let head = try #require(completion?.head)
+            #expect(head.statusCode == 200)
+            #expect(request.responseHead === head)
+            // URLSession hands over a ready HTTPURLResponse; over AsyncHTTPClient nothing built one.
+            #expect(head.hasHTTPURLResponse == (transport == .urlSession))
+            #expect(completion?.response?.statusCode == 200, "built when read")
+            #expect(head.hasHTTPURLResponse)
             await session.invalidate()
         }
     }

@@ -1,8 +1,9 @@
-import Courier
 import CourierTestServer
 import Foundation
 import Synchronization
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -21,6 +22,19 @@ func permissions(of url: URL) -> Int {
     var status = stat()
     guard lstat(url.path, &status) == 0 else { return -1 }
     return Int(status.st_mode & 0o777)
+}
+
+/// The status code, read from the head; its `HTTPURLResponse` form answers `-1`, so a caller
+/// that built one and called that form shows.
+private struct HeadStatusSerializer: ResponseSerializer {
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: CourierError?) throws -> Int {
+        -1
+    }
+
+    func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> Int {
+        if let error { throw error }
+        return head?.statusCode ?? 0
+    }
 }
 
 /// Retries GET at once after a dropped connection.
@@ -450,5 +464,45 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
             }
         }
         return try #require(data ?? nil, "cancelled with resume data in time")
+    }
+
+    // MARK: - The response head
+
+    @Test(arguments: TransportKind.allCases)
+    func responsesCarryTheHeadAndBuildNoHTTPURLResponseUnlessRead(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.download(server.url("/range/1000")).validate()
+            let response = await request.serializingData().response
+            let head = try #require(response.head)
+            #expect(head.statusCode == 200)
+            #expect(response.value == rangePattern(1000))
+            #expect(request.responseHead === head)
+            #expect(response.description.hasPrefix("success (200, "))
+            // URLSession hands over a ready HTTPURLResponse; over AsyncHTTPClient nothing built one.
+            #expect(head.hasHTTPURLResponse == (transport == .urlSession))
+            #expect(response.response?.statusCode == 200, "built when read")
+            #expect(head.hasHTTPURLResponse)
+
+            let urlResponse = await session.download(server.url("/range/10")).validate()
+                .serializingDownloadedFileURL().response
+            let urlHead = try #require(urlResponse.head)
+            #expect(urlResponse.value != nil)
+            #expect(urlHead.hasHTTPURLResponse == (transport == .urlSession))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func serializersAreGivenTheHead(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let response = await session.download(server.url("/range/10"))
+                .serializingDownload(using: HeadStatusSerializer()).response
+            #expect(response.value == 200, "the head form ran, not the HTTPURLResponse one")
+            let head = try #require(response.head)
+            #expect(head.hasHTTPURLResponse == (transport == .urlSession))
+            await session.invalidate()
+        }
     }
 }

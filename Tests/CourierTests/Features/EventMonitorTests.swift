@@ -1,7 +1,8 @@
-import Courier
 import CourierTestServer
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -47,6 +48,24 @@ final class RecordingMonitor: EventMonitor, @unchecked Sendable {  // @unchecked
     }
 }
 
+/// Implements only the `ResponseHead` form of the response event, so nothing need build an
+/// `HTTPURLResponse` for it.
+final class HeadMonitor: EventMonitor {
+    let queue = DispatchQueue(label: "test.headMonitor")
+    let heads = AsyncStream<ResponseHead>.makeStream()
+
+    func request(_ request: Request, didReceive head: ResponseHead) { heads.continuation.yield(head) }
+}
+
+/// Implements only the `HTTPURLResponse` form of the response event, as monitors written before
+/// the head form do.
+final class ResponseMonitor: EventMonitor {
+    let queue = DispatchQueue(label: "test.responseMonitor")
+    let responses = AsyncStream<HTTPURLResponse>.makeStream()
+
+    func request(_ request: Request, didReceive response: HTTPURLResponse) { responses.continuation.yield(response) }
+}
+
 @Suite struct EventMonitorTests {
     @Test(arguments: TransportKind.allCases)
     func monitorsSeeEveryStepInOrder(transport: TransportKind) async throws {
@@ -84,5 +103,46 @@ final class RecordingMonitor: EventMonitor, @unchecked Sendable {  // @unchecked
         let events = await iterator.next()
         #expect(events.map { Array($0.dropFirst(5)) } == ["created", "cancelled", "finished", "parsed"])
         await session.invalidate()
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aHeadMonitorGetsEveryHeadAndNothingBuildsAnHTTPURLResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let monitor = HeadMonitor()
+            let session = transport.makeSession(eventMonitors: [monitor])
+            let data = session.request(server.url("/get"))
+            _ = try await data.validate().serializingData().value
+            let download = session.download(server.url("/range/100"))
+            _ = try await download.validate().serializingData().value
+            let stream = session.streamRequest(server.url("/stream/2"))
+            for try await _ in stream.validate().streamingData() {}
+            let heads = await value(within: 30) {
+                await monitor.heads.stream.prefix(3).reduce(into: [ResponseHead]()) { $0.append($1) }
+            }
+            let expected = ([data, download, stream] as [Request]).compactMap {
+                $0.responseHead.map(ObjectIdentifier.init)
+            }
+            #expect(heads?.map { ObjectIdentifier($0) } == expected)
+            // URLSession hands over a ready HTTPURLResponse; over AsyncHTTPClient nothing built one.
+            #expect(heads?.allSatisfy { $0.hasHTTPURLResponse == (transport == .urlSession) } == true)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aMonitorOfTheHTTPURLResponseFormStillGetsEveryResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let monitor = ResponseMonitor()
+            let session = transport.makeSession(eventMonitors: [monitor])
+            _ = try await session.request(server.url("/get")).validate().serializingData().value
+            _ = try await session.download(server.url("/range/100")).validate().serializingData().value
+            for try await _ in session.streamRequest(server.url("/stream/2")).validate().streamingData() {}
+            let responses = await value(within: 30) {
+                await monitor.responses.stream.prefix(3).reduce(into: [HTTPURLResponse]()) { $0.append($1) }
+            }
+            #expect(responses?.map(\.statusCode) == [200, 200, 200])
+            #expect(responses?.map { $0.url?.path } == ["/get", "/range/100", "/stream/2"])
+            await session.invalidate()
+        }
     }
 }

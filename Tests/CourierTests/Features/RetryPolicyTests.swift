@@ -1,5 +1,6 @@
 import CourierTestServer
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Courier
@@ -11,6 +12,26 @@ import FoundationNetworking
 /// The body of `/fault/flaky/:key` and `/fault/retry-after/:key`.
 private struct Attempts: Decodable, Sendable {
     let attempts: Int
+}
+
+/// Asks a ``RetryPolicy``, then notes what it decided and whether deciding built the failed
+/// attempt's `HTTPURLResponse`.
+private final class HeadCheckingRetrier: RequestInterceptor {
+    let policy: RetryPolicy
+    let decisions = Mutex<[(status: Int?, delay: TimeInterval?, built: Bool?)]>([])
+
+    init(policy: RetryPolicy) {
+        self.policy = policy
+    }
+
+    func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+        let result = await policy.retry(request, for: session, dueTo: error)
+        var delay: TimeInterval?
+        if case .retryWithDelay(let seconds) = result { delay = seconds }
+        let head = request.responseHead
+        decisions.withLock { $0.append((head?.statusCode, delay, head?.hasHTTPURLResponse)) }
+        return result
+    }
 }
 
 @Suite struct RetryPolicyTests {
@@ -220,6 +241,24 @@ private struct Attempts: Decodable, Sendable {
                 #expect(result?.failure?.responseCode == 200, "fails with its own error, at once")
                 #expect(request.retryCount == 0)
             }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func retryAfterIsReadFromTheHeadWithoutBuildingAnHTTPURLResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // A backoff of 5 s without jitter: a decided delay of 0 can only come from Retry-After.
+            let retrier = HeadCheckingRetrier(policy: RetryPolicy(exponentialBackoffScale: 5, usesJitter: false))
+            let session = transport.makeSession(interceptor: retrier)
+            let answer = try await session.request(server.url("/fault/retry-after/head?times=1&seconds=0"))
+                .validate().serializingDecodable(Attempts.self).value
+            #expect(answer.attempts == 2)
+            let decisions = retrier.decisions.withLock { $0 }
+            #expect(decisions.map(\.status) == [503])
+            #expect(decisions.map(\.delay) == [0])
+            // URLSession hands over a ready HTTPURLResponse; over AsyncHTTPClient nothing built one.
+            #expect(decisions.map(\.built) == [transport == .urlSession])
             await session.invalidate()
         }
     }
