@@ -113,24 +113,22 @@ public class DataRequest: Request, @unchecked Sendable {
         didCompleteWith error: URLError?,
         metrics: RequestMetrics
     ) {
-        let (action, rejection) = mutableState.withLock {
-            state -> (StateMachine.CompletionAction, CourierError?) in
-            guard state.attempt === attempt else { return (.ignore, nil) }
+        typealias Completion = (rejection: CourierError?, validatesInline: Bool)
+        let completion = mutableState.withLock { state -> Completion? in
+            guard state.attempt === attempt else { return nil }
             if state.headCheckAttempt === attempt {
                 // The head is still being checked: its verdict decides how this attempt ended.
                 state.parkedCompletion = (error, metrics)
-                return (.ignore, nil)
+                return nil
             }
             state.metrics.append(metrics)
-            let action = state.machine.attemptCompleted()
+            guard state.machine.attemptCompleted() == .complete else { return nil }
             // Between attempts none is current, so a late event of this one is ignored.
-            if action == .complete {
-                state.attempt = nil
-                state.task = nil
-            }
-            return (action, state.headRejection)
+            state.attempt = nil
+            state.task = nil
+            return (state.headRejection, state.validators.allSatisfy(\.runsInline))
         }
-        guard action == .complete else { return }
+        guard let (rejection, validatesInline) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
@@ -138,13 +136,20 @@ public class DataRequest: Request, @unchecked Sendable {
             retryOrFinish(error: attemptError)
             return
         }
-        // Validators are user code: run them off the transport's thread (an event loop, with
-        // AsyncHTTPClient), on the queue serializers use.
-        serializationQueue.async { [self] in
-            let validationError = runValidators()
-            eventMonitor?.request(self, didValidateWithError: validationError)
-            retryOrFinish(error: validationError)
+        // Courier's own checks run here, so the response goes from the transport's thread
+        // straight to whoever awaits it. Validators of the caller's are user code: they run off
+        // the transport's thread (an event loop, with AsyncHTTPClient), on the serializers' queue.
+        guard validatesInline else {
+            serializationQueue.async { [self] in validateAndFinish() }
+            return
         }
+        validateAndFinish()
+    }
+
+    private func validateAndFinish() {
+        let validationError = runValidators()
+        eventMonitor?.request(self, didValidateWithError: validationError)
+        retryOrFinish(error: validationError)
     }
 
     // MARK: - Response handlers

@@ -97,7 +97,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override var canRetry: Bool { !streamState.withLock { $0.hasDelivered } }
 
     /// A streamed body counts as present unless the head says it is empty: validators run before it arrives.
-    override var receivedNoBody: Bool { responseHead?.expectedContentLength == 0 }
+    override func receivedNoBody(_ input: ValidationInput) -> Bool { input.head?.expectedContentLength == 0 }
 
     // MARK: - Transport events
 

@@ -85,7 +85,7 @@ public class Request: @unchecked Sendable {
         var metrics: [RequestMetrics] = []
         var error: CourierError?
         var retryCount = 0
-        var validators: [@Sendable (Request) -> CourierError?] = []
+        var validators: [Validator] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
         /// Why the head validator rejected the current attempt, which was then cancelled.
@@ -479,7 +479,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Whether the latest attempt received no body bytes (validators let an empty body pass).
-    var receivedNoBody: Bool { mutableState.withLock { $0.bytesReceived == 0 } }
+    func receivedNoBody(_ input: ValidationInput) -> Bool { input.bytesReceived == 0 }
 
     /// The URLRequest an attempt sends, from the adapted one: a download adds its `Range`.
     func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest { urlRequest }
@@ -540,11 +540,33 @@ public class Request: @unchecked Sendable {
 
     /// Validators run when an attempt completes without a transport error; the first failure wins.
     func runValidators() -> CourierError? {
-        let validators = mutableState.withLock { $0.validators }
+        let (validators, input) = mutableState.withLock { state in
+            (
+                state.validators,
+                ValidationInput(
+                    head: state.responseHead,
+                    urlRequest: state.requests.last,
+                    bytesReceived: state.bytesReceived
+                )
+            )
+        }
         for validator in validators {
-            if let error = validator(self) { return error }
+            if let error = validator.check(self, input) { return error }
         }
         return nil
+    }
+
+    /// What validators read of the latest attempt, taken in one lock with the validators.
+    struct ValidationInput: Sendable {
+        let head: ResponseHead?
+        let urlRequest: URLRequest?
+        let bytesReceived: Int64
+    }
+
+    /// A validator, and whether it is Courier's own check that may run on the transport's thread.
+    struct Validator: Sendable {
+        let runsInline: Bool
+        let check: @Sendable (Request, ValidationInput) -> CourierError?
     }
 
     /// Ends the request (once): records `error`, then runs every waiting handler. Returns
@@ -567,7 +589,7 @@ public class Request: @unchecked Sendable {
         var session: Session?
         var attempts: (current: Attempt?, headCheck: Attempt?)
         var deadlineTask: Task<Void, Never>?
-        var validators: [@Sendable (Request) -> CourierError?]
+        var validators: [Validator]
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
     }
 

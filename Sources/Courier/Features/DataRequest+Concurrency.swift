@@ -95,13 +95,11 @@ extension DataRequest {
             eventMonitor?.request(self, didParseResponse: response)
             return response
         }
-        // Hands over the raw outcome; the awaiting task serializes. From a block of its own on the
-        // serialization queue, which does not hold the request: once the awaiter has its
-        // response, nothing of this request's finishing keeps it alive.
+        // Hands over the raw outcome where the request finishes; the awaiting task, resumed from
+        // there, serializes: the one hop between the last byte and the caller's code.
         appendFinishHandler { [weak self, outcome] in
             guard let self else { return }
-            let finished = self.outcome()
-            serializationQueue.async { outcome.fulfil(with: finished) }
+            outcome.fulfil(with: self.outcome())
         }
         return DataTask(request: self, outcome: outcome)
     }

@@ -16,9 +16,11 @@ extension DownloadRequest {
     /// validators read the head instead.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        appendValidator { request in
-            guard let download = request as? DownloadRequest, let response = request.response else { return nil }
-            if case .failure(let error) = validation(request.lastRequest, response, download.temporaryURL) {
+        appendValidator(runsInline: false) { request, input in
+            guard let download = request as? DownloadRequest, let response = input.head?.httpURLResponse else {
+                return nil
+            }
+            if case .failure(let error) = validation(input.urlRequest, response, download.temporaryURL) {
                 return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
             }
             return nil

@@ -2,36 +2,91 @@
 /// ``DataTask`` waits on.
 ///
 /// The request hands over its raw outcome where it finishes (an event loop, often) and no
-/// serializer runs there; the first awaiting task, already on Swift's cooperative pool, runs the
-/// serializer, and every other awaiter gets its response.
+/// serializer runs there; the first awaiting task is resumed straight from there (the one hop
+/// after the last byte), runs the serializer, and every other awaiter gets its response.
 ///
-/// `@unchecked Sendable`: the one mutable member, `isClaimed`, sits behind one lock; the rest is
-/// immutable or thread-safe.
+/// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock (the only one:
+/// the outcome, the claim and the waiters share it); `serialize` is immutable and `Sendable`.
 final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
-    private let outcome = ResponseFuture<DataRequest.Outcome>()
-    private let serialized = ResponseFuture<DataResponse<Value, CourierError>>()
-    private let serialize: @Sendable (DataRequest.Outcome) -> DataResponse<Value, CourierError>
-    /// Whether an awaiter has taken on the serializing.
-    private let isClaimed = Protected(false)
+    typealias Response = DataResponse<Value, CourierError>
 
-    init(serialize: @escaping @Sendable (DataRequest.Outcome) -> DataResponse<Value, CourierError>) {
+    private struct State {
+        /// What the request produced, once it has finished.
+        var outcome: DataRequest.Outcome?
+        /// The serialized response, once the claiming awaiter has made it.
+        var response: Response?
+        /// Whether an awaiter has taken on the serializing.
+        var isClaimed = false
+        /// The claiming awaiter, waiting for the outcome.
+        var serializer: CheckedContinuation<DataRequest.Outcome, Never>?
+        /// The other awaiters, waiting for the response.
+        var waiters: [CheckedContinuation<Response, Never>] = []
+    }
+
+    private let state = Protected(State())
+    private let serialize: @Sendable (DataRequest.Outcome) -> Response
+
+    init(serialize: @escaping @Sendable (DataRequest.Outcome) -> Response) {
         self.serialize = serialize
     }
 
-    /// Records what the request produced; later calls are ignored.
+    /// Records what the request produced, resuming the claiming awaiter if one waits; later
+    /// calls are ignored.
     func fulfil(with outcome: DataRequest.Outcome) {
-        self.outcome.fulfil(with: outcome)
+        let serializer = state.withLock { state -> CheckedContinuation<DataRequest.Outcome, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.serializer = nil }
+            return state.serializer
+        }
+        serializer?.resume(returning: outcome)
+    }
+
+    private enum Role {
+        case ready(Response)
+        case serializes
+        case waits
     }
 
     /// The serialized response, once the request has finished.
-    var response: DataResponse<Value, CourierError> {
+    var response: Response {
         get async {
-            let serializes = isClaimed.withLock { claimed -> Bool in
-                defer { claimed = true }
-                return !claimed
+            let role = state.withLock { state -> Role in
+                if let response = state.response { return .ready(response) }
+                if state.isClaimed { return .waits }
+                state.isClaimed = true
+                return .serializes
             }
-            if serializes { serialized.fulfil(with: serialize(await outcome.value)) }
-            return await serialized.value
+            switch role {
+            case .ready(let response):
+                return response
+            case .waits:
+                return await withCheckedContinuation { continuation in
+                    let ready = state.withLock { state -> Response? in
+                        if let response = state.response { return response }
+                        state.waiters.append(continuation)
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            case .serializes:
+                let outcome = await withCheckedContinuation { continuation in
+                    let ready = state.withLock { state -> DataRequest.Outcome? in
+                        if let outcome = state.outcome { return outcome }
+                        state.serializer = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+                let response = serialize(outcome)
+                let waiters = state.withLock { state -> [CheckedContinuation<Response, Never>] in
+                    state.response = response
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                waiters.forEach { $0.resume(returning: response) }
+                return response
+            }
         }
     }
 }

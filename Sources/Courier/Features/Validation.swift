@@ -16,9 +16,9 @@ extension DataRequest {
     /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)``.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        appendValidator { request in
-            guard let response = request.response else { return nil }
-            if case .failure(let error) = validation(request.lastRequest, response, (request as? DataRequest)?.data) {
+        appendValidator(runsInline: false) { request, input in
+            guard let response = input.head?.httpURLResponse else { return nil }
+            if case .failure(let error) = validation(input.urlRequest, response, (request as? DataRequest)?.data) {
                 return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
             }
             return nil
@@ -46,8 +46,13 @@ extension Request {
     @discardableResult
     public func validate<Codes: Sequence & Sendable>(statusCode acceptableStatusCodes: Codes) -> Self
     where Codes.Element == Int {
-        appendValidator { request in
-            guard let head = request.responseHead else { return nil }
+        // Courier's own check, run where the response ends (no thread hop), unless the codes
+        // come in a sequence of the caller's own type, whose `contains` is the caller's code.
+        let runsInline =
+            acceptableStatusCodes is Range<Int> || acceptableStatusCodes is ClosedRange<Int>
+            || acceptableStatusCodes is Set<Int> || acceptableStatusCodes is [Int]
+        return appendValidator(runsInline: runsInline) { _, input in
+            guard let head = input.head else { return nil }
             guard acceptableStatusCodes.contains(head.statusCode) else {
                 return .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode))
             }
@@ -62,12 +67,12 @@ extension Request {
     public func validate<Types: Sequence & Sendable>(
         contentType acceptableContentTypes: @escaping @autoclosure @Sendable () -> Types
     ) -> Self where Types.Element == String {
-        appendValidator { request in
-            guard let head = request.responseHead else { return nil }
+        appendValidator(runsInline: false) { request, input in
+            guard let head = input.head else { return nil }
             return ContentTypeValidation.failure(
                 acceptable: Array(acceptableContentTypes()),
                 responseContentType: head.mimeType,
-                bodyIsEmpty: request.receivedNoBody
+                bodyIsEmpty: request.receivedNoBody(input)
             )
         }
     }
@@ -78,12 +83,12 @@ extension Request {
     public func validate() -> Self {
         // Reads the request it is given rather than `self`: a validator stored in the request
         // that captured it would keep it alive.
-        validate(statusCode: 200..<300).appendValidator { request in
-            guard let head = request.responseHead else { return nil }
+        validate(statusCode: 200..<300).appendValidator(runsInline: true) { request, input in
+            guard let head = input.head else { return nil }
             return ContentTypeValidation.failure(
-                acceptable: Self.acceptedContentTypes(of: request.lastRequest),
+                acceptable: Self.acceptedContentTypes(of: input.urlRequest),
                 responseContentType: head.mimeType,
-                bodyIsEmpty: request.receivedNoBody
+                bodyIsEmpty: request.receivedNoBody(input)
             )
         }
     }
@@ -97,8 +102,15 @@ extension Request {
         return types.isEmpty ? ["*/*"] : types
     }
 
-    func appendValidator(_ validator: @escaping @Sendable (Request) -> CourierError?) -> Self {
-        mutableState.withLock { $0.validators.append(validator) }
+    /// Adds a validator. `runsInline` marks Courier's own checks, which may run on the
+    /// transport's thread where the response ends; a request with any other validator validates
+    /// on its serialization queue, since user code never runs on an event loop.
+    @discardableResult
+    func appendValidator(
+        runsInline: Bool,
+        _ check: @escaping @Sendable (Request, ValidationInput) -> CourierError?
+    ) -> Self {
+        mutableState.withLock { $0.validators.append(Validator(runsInline: runsInline, check: check)) }
         return self
     }
 }
