@@ -83,10 +83,14 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
-        let outcome = mutableState.withLock { state -> Bool? in
-            guard state.attempt === attempt else { return nil }
+        enum Outcome {
+            case ignored, tooLarge
+            case stored(reportsProgress: Bool)
+        }
+        let outcome = mutableState.withLock { state -> Outcome in
+            guard state.attempt === attempt else { return .ignored }
             if let limit = maximumBodySize, (state.data?.count ?? 0) + data.count > limit {
-                return true
+                return .tooLarge
             }
             if state.data == nil {
                 state.data = data
@@ -94,17 +98,20 @@ public class DataRequest: Request, @unchecked Sendable {
                 state.data?.append(data)
             }
             state.bytesReceived += Int64(data.count)
-            return false
+            // Most requests have no progress listener: no second lock per piece for them.
+            return .stored(reportsProgress: state.downloadReporter.hasListeners)
         }
-        guard let tooLarge = outcome else { return }
-        if tooLarge, let limit = maximumBodySize {
+        switch outcome {
+        case .ignored, .stored(reportsProgress: false):
+            return
+        case .tooLarge:
             // Finish first: cancelling can complete the task synchronously, and that completion
             // must find the request finished rather than report a cancellation.
-            finish(error: .bodyTooLarge(limit: limit))
+            finish(error: .bodyTooLarge(limit: maximumBodySize ?? 0))
             task.cancel()
-            return
+        case .stored(reportsProgress: true):
+            reportDownloadProgress()
         }
-        reportDownloadProgress()
     }
 
     override func attempt(

@@ -9,22 +9,30 @@ extension Request {
 
     /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
     public var downloadProgress: Progress {
-        let (received, expected) = mutableState.withLock { ($0.bytesReceived, $0.bytesExpected) }
-        return progressState.withLock { state in
-            state.download.totalUnitCount = expected
-            state.download.completedUnitCount = received
-            return state.download
+        let (progress, total, completed) = mutableState.withLock { state in
+            // No parent: a `Progress` made while another is current would attach to it.
+            let progress = state.progressObjects.download ?? Progress(parent: nil, userInfo: nil)
+            state.progressObjects.download = progress
+            return (progress, state.bytesExpected, state.bytesReceived)
         }
+        // Outside the lock: on Apple platforms, setting these calls key-value observers.
+        progress.totalUnitCount = total
+        progress.completedUnitCount = completed
+        return progress
     }
 
     /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
     public var uploadProgress: Progress {
-        let (sent, expected) = mutableState.withLock { ($0.bytesSent, $0.bytesExpectedToSend) }
-        return progressState.withLock { state in
-            state.upload.totalUnitCount = expected
-            state.upload.completedUnitCount = sent
-            return state.upload
+        let (progress, total, completed) = mutableState.withLock { state in
+            // No parent: a `Progress` made while another is current would attach to it.
+            let progress = state.progressObjects.upload ?? Progress(parent: nil, userInfo: nil)
+            state.progressObjects.upload = progress
+            return (progress, state.bytesExpectedToSend, state.bytesSent)
         }
+        // Outside the lock: on Apple platforms, setting these calls key-value observers.
+        progress.totalUnitCount = total
+        progress.completedUnitCount = completed
+        return progress
     }
 
     // MARK: - Following progress

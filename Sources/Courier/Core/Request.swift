@@ -106,6 +106,17 @@ public class Request: @unchecked Sendable {
         /// a cancel or the deadline can no longer stop it.
         var isCommitting = false
         var downloadReporter = ProgressReporter()
+
+        /// What the task should be doing now, or `nil` if that was applied at `generation` already.
+        func taskSnapshot(unlessAt generation: UInt64?) -> TaskSnapshot? {
+            if let generation, generation == taskGeneration { return nil }
+            return (taskGeneration, machine.state, task, isHeldBack)
+        }
+        /// The `Progress` objects ``Request/uploadProgress`` and ``Request/downloadProgress`` hand
+        /// out, made on first read (most requests never read them).
+        var progressObjects: (upload: Progress?, download: Progress?)
+        /// The request's serial queue, made on first use (see ``Request/serializationQueue``).
+        var serializationQueue: DispatchQueue?
         var uploadReporter = ProgressReporter()
     }
 
@@ -113,7 +124,17 @@ public class Request: @unchecked Sendable {
     public let id: UUID
     /// The serial queue validators and completion-handler serializers run on, off the
     /// transport's threads. The async API (`serializingData()`, …) serializes in the awaiting task.
-    public let serializationQueue: DispatchQueue
+    public var serializationQueue: DispatchQueue {
+        mutableState.withLock { state in
+            if let queue = state.serializationQueue { return queue }
+            // Made on first use: an awaited request validated by Courier's own checks never needs one.
+            let queue = DispatchQueue(label: "Courier.Request.serialization", target: serializationTarget)
+            state.serializationQueue = queue
+            return queue
+        }
+    }
+    /// The session's queue, which the request's own serial queue targets.
+    private let serializationTarget: DispatchQueue
     /// The monitor told of every step of the request, if the session has any.
     public let eventMonitor: (any EventMonitor)?
     /// This request's own interceptor, which runs before the session's; `nil` if none was given.
@@ -125,9 +146,6 @@ public class Request: @unchecked Sendable {
     let convertible: any URLRequestConvertible
 
     let mutableState: Protected<MutableState>
-    let progressState = Protected(
-        (upload: Progress(totalUnitCount: -1), download: Progress(totalUnitCount: -1))
-    )
 
     init(
         id: UUID = UUID(),
@@ -139,7 +157,7 @@ public class Request: @unchecked Sendable {
     ) {
         self.id = id
         self.convertible = convertible
-        self.serializationQueue = serializationQueue
+        self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
         self.interceptor = interceptor
         self.weakSession = session
@@ -244,24 +262,21 @@ public class Request: @unchecked Sendable {
     /// `resume()`) may tell it in the wrong order. Each change counts a generation; a caller
     /// checks after acting that no change came meanwhile, and acts again on the latest if one
     /// did. The last to change the state is the last to act, and the task ends up as the state says.
-    func applyStateToTask() {
-        var applied: UInt64?
-        while true {
-            let next = mutableState.withLock {
-                state -> (generation: UInt64, state: State, task: (any TransportTask)?, isHeldBack: Bool)? in
-                if let applied, applied == state.taskGeneration { return nil }
-                return (state.taskGeneration, state.machine.state, state.task, state.isHeldBack)
-            }
-            guard let next else { return }
-            switch next.state {
-            case .resumed where next.isHeldBack: next.task?.suspend()
-            case .resumed: next.task?.resume()
-            case .suspended: next.task?.suspend()
+    func applyStateToTask(startingWith first: TaskSnapshot? = nil) {
+        var next = first ?? mutableState.withLock { $0.taskSnapshot(unlessAt: nil) }
+        while let current = next {
+            switch current.state {
+            case .resumed where current.isHeldBack: current.task?.suspend()
+            case .resumed: current.task?.resume()
+            case .suspended: current.task?.suspend()
             case .initialized, .cancelled, .finished: break
             }
-            applied = next.generation
+            next = mutableState.withLock { $0.taskSnapshot(unlessAt: current.generation) }
         }
     }
+
+    /// What the current task should be doing, as of one generation.
+    typealias TaskSnapshot = (generation: UInt64, state: State, task: (any TransportTask)?, isHeldBack: Bool)
 
     /// Records whether the consumer wants the transfer paused until it catches up (backpressure),
     /// whatever ``state`` says; ``applyStateToTask()`` then acts on it. Callers decide under
@@ -310,6 +325,14 @@ public class Request: @unchecked Sendable {
         mutableState.withLock { !$0.machine.hasFinished && $0.machine.attemptPhase == .starting }
     }
 
+    /// Whether an attempt is due to start (see ``isStartingAttempt``), and the URLRequest built
+    /// for the first attempt, if it has been: one look at the state for both.
+    var attemptToStart: (isDue: Bool, initialRequest: URLRequest?) {
+        mutableState.withLock {
+            (!$0.machine.hasFinished && $0.machine.attemptPhase == .starting, $0.initialRequest)
+        }
+    }
+
     /// Holds `work` (an adaptation, a retry decision or delay) so cancelling the request cancels it.
     func setPendingWork(_ work: Task<Void, Never>) {
         let isOver = mutableState.withLock { state -> Bool in
@@ -337,9 +360,16 @@ public class Request: @unchecked Sendable {
     }
 
     /// Records the URLRequest built for the next attempt.
-    func didCreateURLRequest(_ urlRequest: URLRequest) {
-        mutableState.withLock { $0.requests.append(urlRequest) }
-        eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+    /// Returns `false`, recording nothing, if the request ended meanwhile (while it was being
+    /// adapted): no attempt is made then.
+    func didCreateURLRequest(_ urlRequest: URLRequest) -> Bool {
+        let isRunning = mutableState.withLock { state -> Bool in
+            guard !state.machine.hasFinished else { return false }
+            state.requests.append(urlRequest)
+            return true
+        }
+        if isRunning { eventMonitor?.request(self, didCreateURLRequest: urlRequest) }
+        return isRunning
     }
 
     /// Building the URLRequest failed; the request finishes with `error`.
@@ -351,21 +381,20 @@ public class Request: @unchecked Sendable {
     /// The transport made `task` for `urlRequest`, reporting to `attempt`: run it, hold it, or
     /// cancel it, as the state says.
     func didCreateTask(_ task: any TransportTask, for urlRequest: URLRequest, attempt: Attempt) {
-        let action = mutableState.withLock { state -> StateMachine.TaskAction in
+        let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             let action = state.machine.taskCreated()
-            if action != .cancel {
-                state.attempt = attempt
-                state.task = task
-                state.taskGeneration &+= 1
-                state.performedRequests.append(urlRequest)
-            }
-            return action
+            guard action != .cancel else { return (action, nil) }
+            state.attempt = attempt
+            state.task = task
+            state.taskGeneration &+= 1
+            state.performedRequests.append(urlRequest)
+            return (action, state.taskSnapshot(unlessAt: nil))
         }
         switch action {
         case .resume:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
             // Follows the state as it is by now: a suspend() since the decision found no task to pause.
-            applyStateToTask()
+            applyStateToTask(startingWith: snapshot)
         case .leaveSuspended:
             eventMonitor?.request(self, didStartAttemptWith: urlRequest)
         case .cancel:

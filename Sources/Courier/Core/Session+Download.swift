@@ -43,7 +43,7 @@ extension Session {
                 convertible: convertible,
                 destination: destination,
                 resumingFrom: nil,
-                serializationQueue: makeRequestSerializationQueue(),
+                serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
@@ -75,7 +75,7 @@ extension Session {
                 convertible: decoded.urlRequest,
                 destination: destination,
                 resumingFrom: decoded,
-                serializationQueue: makeRequestSerializationQueue(),
+                serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self

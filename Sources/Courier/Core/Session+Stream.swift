@@ -29,7 +29,7 @@ extension Session {
         register(
             DataStreamRequest(
                 convertible: convertible,
-                serializationQueue: makeRequestSerializationQueue(),
+                serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self

@@ -130,7 +130,7 @@ extension Session {
                 makesUploadableSlowly: makesUploadableSlowly,
                 makeUploadable: makeUploadable,
                 maximumBodySize: configuration.maximumResponseBodySize,
-                serializationQueue: makeRequestSerializationQueue(),
+                serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self

@@ -210,7 +210,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             DataRequest(
                 convertible: convertible,
                 maximumBodySize: configuration.maximumResponseBodySize,
-                serializationQueue: makeRequestSerializationQueue(),
+                serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
@@ -219,9 +219,6 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     }
 
     /// A serial queue for one request's serializers, on the session's serialization queue.
-    func makeRequestSerializationQueue() -> DispatchQueue {
-        DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue)
-    }
 
     /// The monitor requests report to, or `nil` when the session has none (saving the calls).
     var requestEventMonitor: (any EventMonitor)? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
@@ -268,7 +265,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// ones), adapts it for this attempt, and hands it to the transport, when the request is
     /// resumed or retried.
     func startAttempt(of request: Request) {
-        guard request.isStartingAttempt else { return }  // Called twice, or too late: nothing to start.
+        let (isDue, initialRequest) = request.attemptToStart
+        guard isDue else { return }  // Called twice, or too late: nothing to start.
         if let upload = request as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
             // Encoding a large multipart form writes a file: not on the caller's thread.
             DispatchQueue.global(qos: .utility).async { [self] in
@@ -278,17 +276,18 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                     upload.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
                     return
                 }
-                prepareAttempt(of: upload)
+                prepareAttempt(of: upload, initialRequest: initialRequest)
             }
             return
         }
-        prepareAttempt(of: request)
+        prepareAttempt(of: request, initialRequest: initialRequest)
     }
 
-    /// Builds (once) and adapts the URLRequest of `request`'s next attempt, then performs it.
-    private func prepareAttempt(of request: Request) {
+    /// Builds (once, unless `initialRequest` was built before) and adapts the URLRequest of
+    /// `request`'s next attempt, then performs it.
+    private func prepareAttempt(of request: Request, initialRequest: URLRequest?) {
         let initial: URLRequest
-        if let built = request.initialRequest {
+        if let built = initialRequest {
             initial = built
         } else {
             do {
@@ -480,7 +479,6 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// headers), and so is a download (see below); any other was checked when it was built, once
     /// for all its attempts.
     private func perform(_ urlRequest: URLRequest, for request: Request, isAdapted: Bool) {
-        guard !request.hasFinished else { return }
         var urlRequest = request.finalizingURLRequest(urlRequest)
         // A resumed download adds `If-Range` with the server's own validator: checked too.
         if isAdapted || request is DownloadRequest {
@@ -501,7 +499,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                 return
             }
         }
-        request.didCreateURLRequest(urlRequest)
+        guard request.didCreateURLRequest(urlRequest) else { return }
         let attempt = Request.Attempt(request: request)
         let task = transport.makeTask(for: urlRequest, body: body, eventHandler: attempt)
         request.didCreateTask(task, for: urlRequest, attempt: attempt)
