@@ -120,7 +120,7 @@ public class DataRequest: Request, @unchecked Sendable {
         didCompleteWith error: URLError?,
         metrics: RequestMetrics
     ) {
-        typealias Completion = (rejection: CourierError?, validatesInline: Bool)
+        typealias Completion = (rejection: CourierError?, validation: (validators: [Validator], input: ValidationInput))
         let completion = mutableState.withLock { state -> Completion? in
             guard state.attempt === attempt else { return nil }
             if state.headCheckAttempt === attempt {
@@ -133,9 +133,9 @@ public class DataRequest: Request, @unchecked Sendable {
             // Between attempts none is current, so a late event of this one is ignored.
             state.attempt = nil
             state.task = nil
-            return (state.headRejection, state.validators.allSatisfy(\.runsInline))
+            return (state.headRejection, state.validationWork)
         }
-        guard let (rejection, validatesInline) = completion else { return }
+        guard let (rejection, validation) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
@@ -146,15 +146,16 @@ public class DataRequest: Request, @unchecked Sendable {
         // Courier's own checks run here, so the response goes from the transport's thread
         // straight to whoever awaits it. Validators of the caller's are user code: they run off
         // the transport's thread (an event loop, with AsyncHTTPClient), on the serializers' queue.
-        guard validatesInline else {
-            serializationQueue.async { [self] in validateAndFinish() }
+        // Decided on the validators taken with the completion: one added since never runs here.
+        guard validation.validators.allSatisfy(\.runsInline) else {
+            serializationQueue.async { [self] in validateAndFinish(validation) }
             return
         }
-        validateAndFinish()
+        validateAndFinish(validation)
     }
 
-    private func validateAndFinish() {
-        let validationError = runValidators()
+    private func validateAndFinish(_ validation: (validators: [Validator], input: ValidationInput)) {
+        let validationError = runValidators(validation)
         eventMonitor?.request(self, didValidateWithError: validationError)
         retryOrFinish(error: validationError)
     }
@@ -177,7 +178,10 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
-        appendFinishHandler { [self] in
+        // Weak: the handler sits in the request, and runs while the request is alive; a strong
+        // hold would keep a request that is never started (and its session) alive for good.
+        appendFinishHandler { [weak self] in
+            guard let self else { return }
             serializationQueue.async { [self] in
                 let outcome = outcome()
                 let (result, duration) = measuredSerialization {

@@ -366,7 +366,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// The server could not serve the rest: one more attempt, for the whole body.
     private func startOver() {
-        let (isRunning, session) = mutableState.withLock { ($0.machine.awaitRetryDecision(), $0.session) }
+        let (isRunning, session) = mutableState.withLock {
+            ($0.machine.awaitRetryDecision(), $0.session ?? weakSession)
+        }
         guard isRunning else { return }
         guard let session else {
             finish(error: .sessionInvalidated(nil))

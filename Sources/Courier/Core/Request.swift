@@ -107,6 +107,11 @@ public class Request: @unchecked Sendable {
         var isCommitting = false
         var downloadReporter = ProgressReporter()
 
+        /// The validators and what they read, taken together: a validator added later does not run.
+        var validationWork: (validators: [Validator], input: ValidationInput) {
+            (validators, ValidationInput(head: responseHead, urlRequest: requests.last, bytesReceived: bytesReceived))
+        }
+
         /// What the task should be doing now, or `nil` if that was applied at `generation` already.
         func taskSnapshot(unlessAt generation: UInt64?) -> TaskSnapshot? {
             if let generation, generation == taskGeneration { return nil }
@@ -141,7 +146,8 @@ public class Request: @unchecked Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// The session that made the request; `nil` once the session is gone.
     public var delegate: (any RequestDelegate)? { weakSession }
-    private weak let weakSession: Session?
+    /// The session, for as long as it exists: a suspended request lets go of its strong hold.
+    weak let weakSession: Session?
     /// Builds the URLRequest, once, before the first attempt.
     let convertible: any URLRequestConvertible
 
@@ -222,6 +228,7 @@ public class Request: @unchecked Sendable {
         let (action, session) = mutableState.withLock { state in
             let action = state.machine.resume()
             if action == .resumeTask { state.taskGeneration &+= 1 }
+            if action != .none, state.session == nil { state.session = weakSession }
             return (action, state.session)
         }
         switch action {
@@ -244,12 +251,19 @@ public class Request: @unchecked Sendable {
     /// Pauses the request; the transport stops reading its response until ``resume()``.
     @discardableResult
     public func suspend() -> Self {
-        let (changed, action) = mutableState.withLock { state in
+        let (changed, action, released) = mutableState.withLock { state in
             let before = state.machine.state
             let action = state.machine.suspend()
             if action == .suspendTask { state.taskGeneration &+= 1 }
-            return (state.machine.state != before, action)
+            // A paused request does not keep its session alive: one suspended and then let go
+            // would otherwise hold the session, its transport and a connection for good (the
+            // session, going away, cancels it instead). `resume()` takes the session back.
+            let changed = state.machine.state != before
+            let released = changed ? state.session : nil
+            if changed { state.session = nil }
+            return (changed, action, released)
         }
+        withExtendedLifetime(released) {}  // Released here, after the lock: a session's end takes request locks.
         guard changed else { return self }
         if action == .suspendTask { applyStateToTask() }
         eventMonitor?.requestDidSuspend(self)
@@ -298,11 +312,11 @@ public class Request: @unchecked Sendable {
         // finish the request in between with another outcome.
         let outcome = mutableState.withLock { state -> Finishing? in
             guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
-            state.pendingWork?.cancel()
-            state.pendingWork = nil
             return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
         }
         guard let outcome else { return self }
+        // After the lock: cancelling a task runs its cancellation handlers at once.
+        outcome.pendingWork?.cancel()
         outcome.task?.cancel()
         eventMonitor?.requestDidCancel(self)
         eventMonitor?.requestDidFinish(self)
@@ -448,7 +462,8 @@ public class Request: @unchecked Sendable {
         let decision = mutableState.withLock { state -> (isRunning: Bool, session: Session?) in
             guard state.machine.awaitRetryDecision() else { return (false, nil) }
             state.error = error  // visible to the retriers
-            return (true, state.session)
+            // A suspended request let go of its session; the session may still be there.
+            return (true, state.session ?? weakSession)
         }
         guard decision.isRunning else { return }
         guard let session = decision.session else {
@@ -555,11 +570,10 @@ public class Request: @unchecked Sendable {
         )
         let outcome = mutableState.withLock { state -> Finishing? in
             guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
-            state.pendingWork?.cancel()
-            state.pendingWork = nil
             return Self.takeFinishHandlers(&state, error: error)
         }
         guard let outcome else { return }
+        outcome.pendingWork?.cancel()
         outcome.task?.cancel()
         eventMonitor?.requestDidFinish(self)
         outcome.handlers.forEach { $0() }
@@ -568,17 +582,8 @@ public class Request: @unchecked Sendable {
     // MARK: - Finishing
 
     /// Validators run when an attempt completes without a transport error; the first failure wins.
-    func runValidators() -> CourierError? {
-        let (validators, input) = mutableState.withLock { state in
-            (
-                state.validators,
-                ValidationInput(
-                    head: state.responseHead,
-                    urlRequest: state.requests.last,
-                    bytesReceived: state.bytesReceived
-                )
-            )
-        }
+    func runValidators(_ taken: (validators: [Validator], input: ValidationInput)? = nil) -> CourierError? {
+        let (validators, input) = taken ?? mutableState.withLock { $0.validationWork }
         for validator in validators {
             if let error = validator.check(self, input) { return error }
         }
@@ -615,6 +620,9 @@ public class Request: @unchecked Sendable {
     private struct Finishing {
         var handlers: [@Sendable () -> Void]
         var task: (any TransportTask)?
+        /// An adaptation, retry decision or retry delay under way: cancelled by a cancel or the
+        /// deadline (a request finishing otherwise has none).
+        var pendingWork: Task<Void, Never>?
         var session: Session?
         var attempts: (current: Attempt?, headCheck: Attempt?)
         var deadlineTask: Task<Void, Never>?
@@ -633,6 +641,7 @@ public class Request: @unchecked Sendable {
         let finishing = Finishing(
             handlers: state.finishHandlers,
             task: state.task,
+            pendingWork: state.pendingWork,
             session: state.session,
             attempts: (state.attempt, state.headCheckAttempt),
             deadlineTask: state.deadlineTask,
@@ -640,6 +649,7 @@ public class Request: @unchecked Sendable {
             headValidator: state.headValidator
         )
         state.finishHandlers = []
+        state.pendingWork = nil
         state.session = nil
         state.attempt = nil
         state.task = nil

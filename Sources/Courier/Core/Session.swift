@@ -479,6 +479,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// headers), and so is a download (see below); any other was checked when it was built, once
     /// for all its attempts.
     private func perform(_ urlRequest: URLRequest, for request: Request, isAdapted: Bool) {
+        // Ended while it was being adapted: nothing of this attempt is built.
+        guard !request.hasFinished else { return }
         var urlRequest = request.finalizingURLRequest(urlRequest)
         // A resumed download adds `If-Range` with the server's own validator: checked too.
         if isAdapted || request is DownloadRequest {

@@ -59,7 +59,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
                 state.isFinished = true
                 return state.uploadable?.temporaryFile
             }
-            if let file { try? FileManager.default.removeItem(at: file) }
+            // Not on the transport's thread, where a request may finish.
+            if let file { DispatchQueue.global(qos: .utility).async { try? FileManager.default.removeItem(at: file) } }
         }
     }
 

@@ -75,7 +75,8 @@ extension DataRequest {
     public func serializingResponse<Serializer: ResponseSerializer>(
         using serializer: Serializer
     ) -> DataTask<Serializer.SerializedObject> {
-        let outcome = SerializedOutcome<Serializer.SerializedObject> { [self] outcome in
+        // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
+        let outcome = SerializedOutcome<Serializer.SerializedObject> { [weak self] outcome in
             let (result, duration) = measuredSerialization {
                 try serializer.serialize(
                     request: outcome.request,
@@ -92,7 +93,7 @@ extension DataRequest {
                 serializationDuration: duration,
                 result: result
             )
-            eventMonitor?.request(self, didParseResponse: response)
+            if let self { eventMonitor?.request(self, didParseResponse: response) }
             return response
         }
         // Hands over the raw outcome where the request finishes; the awaiting task, resumed from

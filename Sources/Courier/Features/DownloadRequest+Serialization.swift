@@ -139,7 +139,10 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (DownloadResponse<Value, CourierError>) -> Void,
         serialize: @escaping @Sendable (URLRequest?, ResponseHead?, URL?, CourierError?) throws -> Value
     ) -> Self {
-        appendFinishHandler { [self] in
+        // Weak: the handler sits in the request, and runs while the request is alive; a strong
+        // hold would keep a request that is never started (and its session) alive for good.
+        appendFinishHandler { [weak self] in
+            guard let self else { return }
             // Behind the file's own settling, which the request queued there when it finished.
             file.queue.async { [self] in
                 serializationQueue.async { [self] in

@@ -53,6 +53,45 @@ import FoundationNetworking
     }
 }
 
+extension SessionLifetimeTests {
+    @Test(arguments: TransportKind.allCases)
+    func aRequestWithAHandlerNeverStartedDoesNotKeepItsSessionAlive(transport: TransportKind) async {
+        let recorder = InvalidationRecorder(transport.makeTransport())
+        do {
+            let session = Session(
+                configuration: Session.Configuration { $0.startRequestsImmediately = false },
+                transport: recorder
+            )
+            let request = session.request("http://127.0.0.1:9/never")
+            request.responseData { _ in }
+            _ = request.serializingData()
+            #expect(request.isInitialized)
+        }
+        #expect(await recorder.waitForInvalidation(within: 30), "nothing held the request, so nothing held the session")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSuspendedRequestNobodyHoldsIsCancelledWithItsSession(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let recorder = InvalidationRecorder(transport.makeTransport())
+            let (results, continuation) = AsyncStream<Result<Data, CourierError>>.makeStream()
+            do {
+                let session = Session(transport: recorder)
+                let request = session.request(server.url("/range/100000?chunk_size=1000&duration=20"))
+                request.responseData { continuation.yield($0.result) }
+                try await server.waitForRequests(1)
+                request.suspend()
+            }
+            #expect(await recorder.waitForInvalidation(within: 30), "a paused request does not hold its session")
+            let result = await value(within: 30) {
+                var iterator = results.makeAsyncIterator()
+                return await iterator.next()
+            }
+            #expect(result??.failure?.isExplicitlyCancelledError == true, "the session, going away, cancelled it")
+        }
+    }
+}
+
 /// A transport that passes everything to another and reports when it is invalidated.
 private final class InvalidationRecorder: Transport {
     private let base: any Transport
