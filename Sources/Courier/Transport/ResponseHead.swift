@@ -20,7 +20,7 @@ import FoundationNetworking
 /// ``mimeType`` and ``textEncodingName`` are read from `Content-Type` the same way whichever
 /// transport answered, following RFC 9110 (parameter names are case-insensitive).
 ///
-/// `@unchecked Sendable`: the one mutable member, the built response, sits behind one lock; the
+/// `@unchecked Sendable`: the one mutable member, what is made on first use, sits behind one lock; the
 /// rest is immutable.
 public final class ResponseHead: @unchecked Sendable {
     /// The URL the response came from (after redirects).
@@ -33,12 +33,11 @@ public final class ResponseHead: @unchecked Sendable {
     private let httpVersion: String?
     /// Whether the head wraps an `HTTPURLResponse` given to it, whose fields it reads.
     private let wrapsResponse: Bool
-    /// The `HTTPURLResponse`: given, or built on first use.
-    private let built: Protected<HTTPURLResponse??>
-    /// The fields grouped by name, built on first use when there are more than
+    /// What is made on first use, behind one lock (one lock object per head): the
+    /// `HTTPURLResponse` (given, or built when read), and the fields grouped by name when there are more than
     /// ``fieldsScannedDirectly``: reading a header of a large head then costs one lookup, not a
     /// pass over every field.
-    private let index = Protected<FieldIndex?>(nil)
+    private let made: Protected<(built: HTTPURLResponse??, index: FieldIndex?)>
 
     /// Up to this many fields, a lookup scans them (cheaper than building an index); beyond, a
     /// hostile server's ten thousand fields would make reading every header quadratic.
@@ -51,7 +50,7 @@ public final class ResponseHead: @unchecked Sendable {
         fields = []
         httpVersion = nil
         wrapsResponse = true
-        built = Protected(.some(response))
+        made = Protected((.some(response), nil))
     }
 
     /// A head from its parts; the `HTTPURLResponse` is built only when asked for.
@@ -67,7 +66,7 @@ public final class ResponseHead: @unchecked Sendable {
         self.httpVersion = httpVersion
         fields = headerFields
         wrapsResponse = false
-        built = Protected(.none)
+        made = Protected((.none, nil))
     }
 
     /// The value of the header `name` (case-insensitive); several fields of that name are joined
@@ -140,7 +139,7 @@ public final class ResponseHead: @unchecked Sendable {
     /// The head as an `HTTPURLResponse`, built on first use and kept; `nil` if Foundation refuses
     /// the parts.
     public var httpURLResponse: HTTPURLResponse? {
-        if let response = built.withLock({ $0 }) { return response }
+        if let response = made.withLock({ $0.built }) { return response }
         // One entry per name, compared case-insensitively (Foundation would keep one of
         // `Vary` and `vary`), repeated fields joined.
         var merged: [String: String] = [:]
@@ -155,26 +154,26 @@ public final class ResponseHead: @unchecked Sendable {
         let response = url.flatMap {
             HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: httpVersion, headerFields: merged)
         }
-        return built.withLock { stored in
-            if let existing = stored { return existing }
-            stored = .some(response)
+        return made.withLock { made in
+            if let existing = made.built { return existing }
+            made.built = .some(response)
             return response
         }
     }
 
     /// Whether the `HTTPURLResponse` exists yet (given, or built by a read of
     /// ``httpURLResponse``): lets tests check that nothing built one nobody asked for.
-    var hasHTTPURLResponse: Bool { built.withLock { $0 != nil } }
+    var hasHTTPURLResponse: Bool { made.withLock { $0.built != nil } }
 
     /// The index of the fields, built on first use. Built outside the lock; if two threads race,
     /// the first one stored wins (both are the same).
     private func fieldIndex() -> FieldIndex {
-        if let existing = index.withLock({ $0 }) { return existing }
-        let made = FieldIndex(fields)
-        return index.withLock { stored in
-            if let stored { return stored }
-            stored = made
-            return made
+        if let existing = made.withLock({ $0.index }) { return existing }
+        let index = FieldIndex(fields)
+        return made.withLock { made in
+            if let stored = made.index { return stored }
+            made.index = index
+            return index
         }
     }
 
