@@ -9,25 +9,24 @@ extension Request {
 
     /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
     public var downloadProgress: Progress {
-        let (progress, total, completed) = mutableState.withLock { state in
-            // No parent: a `Progress` made while another is current would attach to it.
-            let progress = state.progressObjects.download ?? Progress(parent: nil, userInfo: nil)
-            state.progressObjects.download = progress
-            return (progress, state.bytesExpected, state.bytesReceived)
-        }
-        // Outside the lock: on Apple platforms, setting these calls key-value observers.
-        progress.totalUnitCount = total
-        progress.completedUnitCount = completed
-        return progress
+        progress(\.progressObjects.download) { ($0.bytesReceived, $0.bytesExpected) }
     }
 
     /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
     public var uploadProgress: Progress {
-        let (progress, total, completed) = mutableState.withLock { state in
+        progress(\.progressObjects.upload) { ($0.bytesSent, $0.bytesExpectedToSend) }
+    }
+
+    /// The `Progress` at `object`, made on first read, brought up to date with `counts`.
+    private func progress(
+        _ object: WritableKeyPath<MutableState, Progress?>,
+        counts: (MutableState) -> (completed: Int64, total: Int64)
+    ) -> Progress {
+        let (progress, (completed, total)) = mutableState.withLock { state in
             // No parent: a `Progress` made while another is current would attach to it.
-            let progress = state.progressObjects.upload ?? Progress(parent: nil, userInfo: nil)
-            state.progressObjects.upload = progress
-            return (progress, state.bytesExpectedToSend, state.bytesSent)
+            let progress = state[keyPath: object] ?? Progress(parent: nil, userInfo: nil)
+            state[keyPath: object] = progress
+            return (progress, counts(state))
         }
         // Outside the lock: on Apple platforms, setting these calls key-value observers.
         progress.totalUnitCount = total

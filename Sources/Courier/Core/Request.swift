@@ -333,14 +333,9 @@ public class Request: @unchecked Sendable {
     /// Whether the request has finished (or been cancelled), so no further attempt may start.
     var hasFinished: Bool { mutableState.withLock { $0.machine.hasFinished } }
 
-    /// Whether an attempt is due to start: the request was resumed or a retry decided, and no
-    /// task exists for it yet.
-    var isStartingAttempt: Bool {
-        mutableState.withLock { !$0.machine.hasFinished && $0.machine.attemptPhase == .starting }
-    }
-
-    /// Whether an attempt is due to start (see ``isStartingAttempt``), and the URLRequest built
-    /// for the first attempt, if it has been: one look at the state for both.
+    /// Whether an attempt is due to start (the request was resumed or a retry decided, and no
+    /// task exists for it yet), and the URLRequest built for the first attempt, if it has been:
+    /// one look at the state for both.
     var attemptToStart: (isDue: Bool, initialRequest: URLRequest?) {
         mutableState.withLock {
             (!$0.machine.hasFinished && $0.machine.attemptPhase == .starting, $0.initialRequest)
