@@ -77,9 +77,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the test targets share (a port that refuses connections, a bounded wait).
+        .target(name: "CourierTestSupport", path: "Tests/CourierTestSupport"),
         .testTarget(
             name: "CourierTests",
             dependencies: [
+                "CourierTestSupport",
                 "Courier",
                 "CourierNIO",
                 "CourierTestServer",
@@ -90,6 +93,7 @@ let package = Package(
         .testTarget(
             name: "CourierTestingTests",
             dependencies: [
+                "CourierTestSupport",
                 "Courier",
                 "CourierTesting",
                 // Run as a separate program by a test: it links `Courier` without `CourierNIO`.
@@ -99,6 +103,7 @@ let package = Package(
         .testTarget(
             name: "CourierNIOTests",
             dependencies: [
+                "CourierTestSupport",
                 "Courier",
                 "CourierNIO",
                 "CourierTestServer",

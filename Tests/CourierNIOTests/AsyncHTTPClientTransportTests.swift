@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Courier
 import CourierNIO
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

@@ -94,32 +94,6 @@ final class RecordingHandler: TransportEventHandler {
     }
 }
 
-/// The value of `operation`, or `nil` if it has none after `seconds`. For tests whose failure
-/// would otherwise be a hang.
-func value<Value: Sendable>(
-    within seconds: Double,
-    of operation: @escaping @Sendable () async -> Value
-) async -> Value? {
-    let claimed = TestLock(false)
-    let claim = { @Sendable in
-        claimed.withLock { wasClaimed in
-            defer { wasClaimed = true }
-            return !wasClaimed
-        }
-    }
-    return await withCheckedContinuation { continuation in
-        let task = Task {
-            let value = await operation()
-            if claim() { continuation.resume(returning: value) }
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            guard claim() else { return }
-            task.cancel()
-            continuation.resume(returning: nil)
-        }
-    }
-}
-
 /// Counts calls, so a test can check a handler ran exactly once.
 final class CallCounter: Sendable {
     private let count = TestLock(0)

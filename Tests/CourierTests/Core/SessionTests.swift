@@ -1,6 +1,7 @@
 import Courier
 import CourierNIO
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

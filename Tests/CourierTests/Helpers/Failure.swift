@@ -1,4 +1,5 @@
 import Courier
+import CourierTestSupport
 import Testing
 
 /// The error `request` fails with, or `nil` if it succeeds. A request still running after

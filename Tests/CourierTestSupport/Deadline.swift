@@ -1,18 +1,15 @@
 import Foundation
-import Synchronization
 
 /// The value of `operation`, or `nil` if it has none after `seconds`; the operation's task is
 /// then cancelled. For tests whose failure would otherwise be a hang.
-func value<Value: Sendable>(
+public func value<Value: Sendable>(
     within seconds: Double,
     of operation: @escaping @Sendable () async -> Value
 ) async -> Value? {
-    let claimed = Mutex(false)
+    // An NSLock, not `Mutex`: ThreadSanitizer on Linux cannot see through `Mutex`.
+    let claimed = ClaimLock()
     let claim = { @Sendable in
-        claimed.withLock { wasClaimed in
-            defer { wasClaimed = true }
-            return !wasClaimed
-        }
+        claimed.claim()
     }
     return await withCheckedContinuation { continuation in
         let task = Task {
@@ -24,5 +21,19 @@ func value<Value: Sendable>(
             task.cancel()
             continuation.resume(returning: nil)
         }
+    }
+}
+
+/// A flag that one caller claims, first come first served.
+private final class ClaimLock: @unchecked Sendable {  // `isClaimed` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var isClaimed = false
+
+    /// `true` for the first caller, `false` for every later one.
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { isClaimed = true }
+        return !isClaimed
     }
 }

@@ -8,11 +8,12 @@ import Darwin
 
 /// A loopback TCP port that refuses connections for as long as this value lives: a socket is
 /// bound to it but never listens, so no test server running in parallel can take the port.
-final class ClosedPort: Sendable {
-    let port: Int
+public final class ClosedPort: Sendable {
+    /// The refusing port.
+    public let port: Int
     private let descriptor: Int32
 
-    init() throws {
+    public init() throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
