@@ -315,12 +315,7 @@ public class Request: @unchecked Sendable {
             return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
         }
         guard let outcome else { return self }
-        // After the lock: cancelling a task runs its cancellation handlers at once.
-        outcome.pendingWork?.cancel()
-        outcome.task?.cancel()
-        eventMonitor?.requestDidCancel(self)
-        eventMonitor?.requestDidFinish(self)
-        outcome.handlers.forEach { $0() }
+        complete(outcome, stopsWork: true, isCancellation: true)
         return self
     }
 
@@ -568,10 +563,7 @@ public class Request: @unchecked Sendable {
             return Self.takeFinishHandlers(&state, error: error)
         }
         guard let outcome else { return }
-        outcome.pendingWork?.cancel()
-        outcome.task?.cancel()
-        eventMonitor?.requestDidFinish(self)
-        outcome.handlers.forEach { $0() }
+        complete(outcome, stopsWork: true, isCancellation: false)
     }
 
     // MARK: - Finishing
@@ -604,9 +596,25 @@ public class Request: @unchecked Sendable {
     func finish(error: CourierError? = nil) -> Bool {
         let finishing = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
         guard let finishing else { return false }
-        eventMonitor?.requestDidFinish(self)
-        finishing.handlers.forEach { $0() }
+        complete(finishing, stopsWork: false, isCancellation: false)
         return true
+    }
+
+    /// After the lock: stops the work a cancel or the deadline cut short (cancelling a task runs
+    /// its cancellation handlers at once, so never under the lock), lets go of everything else
+    /// the request held, then tells the monitor and runs the handlers. The session is let go
+    /// first, so that a caller whom a handler resumes, and who then drops the session, finds
+    /// nothing else holding it.
+    private func complete(_ finishing: consuming Finishing, stopsWork: Bool, isCancellation: Bool) {
+        let handlers = finishing.handlers
+        if stopsWork {
+            finishing.pendingWork?.cancel()
+            finishing.task?.cancel()
+        }
+        _ = consume finishing
+        if isCancellation { eventMonitor?.requestDidCancel(self) }
+        eventMonitor?.requestDidFinish(self)
+        handlers.forEach { $0() }
     }
 
     /// What finishing takes out of the state: the handlers to run, and whatever the request held
