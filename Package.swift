@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .target(name: "Courier"),
@@ -35,6 +36,8 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // Already in AsyncHTTPClient's graph; named here to map decompression failures.
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                // Already in AsyncHTTPClient's graph; named here to tell the no-op tracer apart.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // A transport that plays scripted responses, for tests without sockets (ours and users').

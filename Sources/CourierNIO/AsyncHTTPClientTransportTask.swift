@@ -84,7 +84,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private let state = NIOLockedValueBox(State())
     private let failsImmediately: Bool
     /// The request's `timeoutInterval`: the longest the attempt may go without sending or
-    /// receiving a byte, as URLSession reads it (the client's own read timeout applies too).
+    /// receiving a byte, as URLSession reads it (and a read timeout in a client passed in applies too).
     private let idleTimeout: TimeAmount?
 
     init(
