@@ -128,6 +128,7 @@ let package = Package(
                 "courier",
                 "Courier",
                 "CourierTestServer",
+                "CourierTestSupport",
             ]
         ),
         .testTarget(

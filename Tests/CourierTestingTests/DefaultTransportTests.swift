@@ -12,7 +12,7 @@ import Testing
         process.executableURL = binary
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try launch(process)
         let exited: Void? = await value(within: 30) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global().async {
@@ -23,7 +23,7 @@ import Testing
         }
         if exited == nil { process.terminate() }
         try #require(exited != nil, "the check program did not exit")
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: readToEnd(output.fileHandleForReading), as: UTF8.self)
         #expect(process.terminationStatus == 0)
         #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "Courier.URLSessionTransport")
     }

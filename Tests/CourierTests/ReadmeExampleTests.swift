@@ -137,17 +137,30 @@ import Testing
                 #expect(try await file.value == folder.appendingPathComponent("1000000"))
                 #expect(last == 1)
 
-                let partial = session.download("\(base)/range/1000000?duration=2").resume()
-                for await progress in partial.downloadProgressUpdates() where progress.completedUnitCount > 0 { break }
+                // Cancelled from the progress handler, on a queue of its own: a test task on a
+                // busy machine may wake seconds late, after the 2 s transfer has ended.
                 let resumed: URL? = await withCheckedContinuation { continuation in
-                    partial.cancel(byProducingResumeData: { data in
-                        guard let data else { return continuation.resume(returning: nil) }
-                        session.download(resumingWith: data, to: destination).responseURL {
-                            continuation.resume(returning: $0.value)
-                        }
-                    })
+                    let calls = CallCounter()
+                    let partial = session.download("\(base)/range/1000000?duration=2")
+                    // A serial queue: the first update with bytes is the one that cancels.
+                    partial.downloadProgress(queue: DispatchQueue(label: "test.progress")) { progress in
+                        guard progress.completedUnitCount > 0 else { return }
+                        calls.increment()
+                        guard calls.value == 1 else { return }
+                        partial.cancel(byProducingResumeData: { data in
+                            guard let data else { return continuation.resume(returning: nil) }
+                            session.download(resumingWith: data, to: destination).responseURL {
+                                continuation.resume(returning: $0.value)
+                            }
+                        })
+                    }
+                    partial.resume()
                 }
-                #expect(try resumed.map { try Data(contentsOf: $0) } == rangePattern(1_000_000))
+                let resumedBytes = try resumed.map { try Data(contentsOf: $0) }
+                #expect(
+                    resumedBytes == rangePattern(1_000_000),
+                    "resumed: \(String(describing: resumed)), \(resumedBytes?.count ?? -1) bytes"
+                )
 
                 let photoURL = folder.appendingPathComponent("photo.jpg")
                 try Data("jpeg".utf8).write(to: photoURL)

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -90,7 +91,7 @@ final class RunningCourier: Sendable {
             // dispatch runs would stall every queue in the process (the library's tests included).
             Thread { [self] in
                 while true {
-                    let data = handle.availableData
+                    let data = readChunk(from: handle)
                     if data.isEmpty { break }
                     state.withLock { if isStdout { $0.stdout.append(data) } else { $0.stderr.append(data) } }
                 }
@@ -112,7 +113,7 @@ final class RunningCourier: Sendable {
                 waiters.forEach { $0.resume(returning: run) }
             }
         }
-        try process.run()
+        try launch(process)
         // The child holds the write ends now; close ours so the readers see end of file.
         try? stdoutPipe.fileHandleForWriting.close()
         try? stderrPipe.fileHandleForWriting.close()

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -118,11 +119,11 @@ final class TmuxSession: Sendable {
         process.standardOutput = capturesOutput ? output : FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         let killer = DispatchWorkItem { process.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: killer)
         try? output.fileHandleForWriting.close()
-        let data = capturesOutput ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+        let data = capturesOutput ? readToEnd(output.fileHandleForReading) : Data()
         process.waitUntilExit()
         killer.cancel()
         return String(decoding: data, as: UTF8.self)

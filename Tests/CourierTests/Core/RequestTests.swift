@@ -101,16 +101,22 @@ final class CallCounter: Sendable {
     func suspendAndResumeCompleteTheTransfer(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            // Paced over 8 s, so the transfer is still running when the test task gets to
-            // suspend it even on a loaded machine (2 cores, the whole suite at once).
+            // Paced over 8 s and paused from the first progress update, on a queue of its own: a
+            // test task on a loaded machine (2 cores, the whole suite at once) can wake seconds
+            // late, after the transfer has ended.
             let request = session.request(server.url("/range/200000?chunk_size=4000&duration=8"))
-            let task = request.serializingData()
-            try await server.waitForRequests(1)
-            request.suspend()
-            #expect(request.state == .suspended)
-            request.resume()
-            #expect(request.state == .resumed || request.state == .finished)
-            let data = try await task.value
+            let states = Mutex<[Request.State]>([])
+            request.downloadProgress(queue: DispatchQueue(label: "test.progress")) { [weak request] progress in
+                guard let request, progress.completedUnitCount > 0, states.withLock({ $0.isEmpty }) else { return }
+                request.suspend()
+                let suspended = request.state
+                request.resume()
+                states.withLock { $0 = [suspended, request.state] }
+            }
+            let data = try await request.serializingData().value
+            let seen = states.withLock { $0 }
+            #expect(seen.first == .suspended)
+            #expect(seen.last == .resumed)
             #expect(data.count == 200_000)
             #expect(data.prefix(3) == Data("abc".utf8))
             await session.invalidate()

@@ -145,10 +145,10 @@ private struct Attempts: Decodable, Sendable {
     func theDeadlineSpansRetriesAndTheirDelays(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession(
-                // Roomy enough that a loaded machine (2 cores, the whole suite and the CLI's
-                // processes at once) still fits a second attempt in.
-                { $0.requestDeadline = 10 },
-                interceptor: Retrier { _, _, _ in .retryWithDelay(0.5) }
+                // Roomy enough that a loaded machine still fits a second attempt in: with the
+                // whole suite running on 2 cores, a task due to wake may wait seconds for a thread.
+                { $0.requestDeadline = 20 },
+                interceptor: Retrier { _, _, _ in .retryWithDelay(0.25) }
             )
             let request = session.request(server.url("/fault/flaky/deadline?times=1000&status=503")).validate()
             let result = await value(within: 30) { await request.serializingData().result }
@@ -157,8 +157,8 @@ private struct Attempts: Decodable, Sendable {
             #expect(error.responseCode == 503 || error.urlError?.code == .timedOut, "\(error)")
             let attempts = server.attempts(forKey: "deadline")
             #expect(
-                attempts >= 2 && attempts <= 21,
-                "0.5 s apart within 10 s: \(attempts) \(error) \(request.retryCount)"
+                attempts >= 2 && attempts <= 81,
+                "0.25 s apart within 20 s: \(attempts) \(error) \(request.retryCount)"
             )
             await session.invalidate()
         }

@@ -1,4 +1,5 @@
 #if os(Linux)
+import CourierTestSupport
 import Foundation
 
 /// A network namespace made with `ip netns add`, so a test can add, raise and drop links without
@@ -62,8 +63,8 @@ struct NetworkNamespace {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        try launch(process)
+        let data = readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
