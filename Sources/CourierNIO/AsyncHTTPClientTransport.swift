@@ -115,9 +115,26 @@ public final class AsyncHTTPClientTransport: Transport {
         body: RequestBody?,
         eventHandler: any TransportEventHandler
     ) -> any TransportTask {
+        makeTask(reading: RequestHead(request), body: body, eventHandler: eventHandler)
+    }
+
+    /// Makes a task that sends the head's parts as they are: no `URLRequest` is built or read.
+    public func makeTask(
+        for head: RequestHead,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
+        makeTask(reading: head, body: body, eventHandler: eventHandler)
+    }
+
+    private func makeTask(
+        reading head: RequestHead?,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
         AsyncHTTPClientTransportTask(
             client: client,
-            urlRequest: request,
+            head: head,
             body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated.withLockedValue { $0 },

@@ -72,10 +72,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     }
 
     private let client: HTTPClient
-    private let urlRequest: URLRequest
+    /// What to send; `nil` for a `URLRequest` without a URL, which fails at once.
+    private let head: RequestHead?
     /// How many redirects this attempt follows; 0 delivers a redirect as the response.
     private let maximumRedirects: Int
-    /// The body to send: the caller's, else the URLRequest's `httpBodyStream` (read once) or `httpBody`.
+    /// The body to send: the caller's, else the `httpBodyStream` (read once) or `httpBody` of the
+    /// `URLRequest` the head was read from.
     private let body: RequestBody?
     /// Held until AsyncHTTPClient lets go of the task after its completion: a request in flight
     /// stays alive through it (the request lets go of its task when the attempt ends, so nothing
@@ -89,30 +91,30 @@ final class AsyncHTTPClientTransportTask: TransportTask {
 
     init(
         client: HTTPClient,
-        urlRequest: URLRequest,
+        head: RequestHead?,
         body: RequestBody?,
         eventHandler: any TransportEventHandler,
         isInvalidated: Bool,
         maximumRedirects: Int
     ) {
         self.client = client
-        self.urlRequest = urlRequest
+        self.head = head
         self.maximumRedirects = maximumRedirects
         if let body {
             self.body = body
-        } else if let stream = urlRequest.httpBodyStream {
-            let length = urlRequest.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        } else if let stream = head?.httpBodyStream {
+            let length = head?.headers.value(for: "Content-Length").flatMap { Int64($0) }
             self.body = .stream(readingOnce: stream, length: length)
         } else {
-            self.body = urlRequest.httpBody.map { .data($0) }
+            self.body = head?.httpBody.map { .data($0) }
         }
         self.eventHandler = eventHandler
         self.failsImmediately = isInvalidated
-        let interval = urlRequest.timeoutInterval
+        let interval = head?.timeoutInterval ?? 0
         self.idleTimeout =
             interval > 0 && interval < Double(Int64.max / 1_000_000_000)
             ? .nanoseconds(Int64(interval * 1_000_000_000)) : nil
-        state.withLockedValue { $0.currentURL = urlRequest.url }
+        state.withLockedValue { $0.currentURL = head?.url }
     }
 
     // MARK: - TransportTask
@@ -208,15 +210,19 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.cancelled))
             return
         }
+        guard let head else {
+            completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: HTTPClientError.invalidURL]))
+            return
+        }
         // Checked here too, not only by the session: SwiftNIO traps on a port above 65535, and a
         // transport may be driven without a session.
-        if let url = urlRequest.url, let problem = URLValidation.problem(with: url) {
+        if let problem = URLValidation.problem(with: head.url) {
             completeSoon(with: Self.carrying(problem, as: .badURL))
             return
         }
         let request: HTTPClient.Request
         do {
-            request = try Self.makeRequest(from: urlRequest, body: body, eventLoopGroup: client.eventLoopGroup)
+            request = try Self.makeRequest(from: head, body: body, eventLoopGroup: client.eventLoopGroup)
         } catch {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
@@ -310,14 +316,14 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     }
 
     static func makeRequest(
-        from urlRequest: URLRequest,
+        from head: RequestHead,
         body: RequestBody?,
         eventLoopGroup: any EventLoopGroup
     ) throws -> HTTPClient.Request {
-        guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
         var headers = NIOHTTP1.HTTPHeaders()
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            headers.add(name: name, value: value)
+        headers.reserveCapacity(head.headers.count)
+        for header in head.headers {
+            headers.add(name: header.name, value: header.value)
         }
         let clientBody: HTTPClient.Body?
         if let body {
@@ -334,8 +340,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             clientBody = nil
         }
         return try HTTPClient.Request(
-            url: url,
-            method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+            url: head.url,
+            method: NIOHTTP1.HTTPMethod(rawValue: head.method.rawValue),
             headers: headers,
             body: clientBody
         )

@@ -186,14 +186,14 @@ public class DataRequest: Request, @unchecked Sendable {
                 let outcome = outcome()
                 let (result, duration) = measuredSerialization {
                     try serializer.serialize(
-                        request: outcome.request,
+                        requestHead: outcome.request,
                         head: outcome.head,
                         data: outcome.data,
                         error: outcome.error
                     )
                 }
                 let dataResponse = DataResponse(
-                    request: outcome.request,
+                    requestHead: outcome.request,
                     head: outcome.head,
                     data: outcome.data,
                     metrics: outcome.metrics,
@@ -270,11 +270,23 @@ public class DataRequest: Request, @unchecked Sendable {
             if let error { throw error }
             return data
         }
+
+        func serialize(
+            requestHead: RequestHead?,
+            head: ResponseHead?,
+            data: Data?,
+            error: CourierError?
+        ) throws
+            -> Data?
+        {
+            if let error { throw error }
+            return data
+        }
     }
 
     /// What a finished request produced, before any serializer has run.
     struct Outcome: Sendable {
-        let request: URLRequest?
+        let request: RequestHead?
         let head: ResponseHead?
         let data: Data?
         let metrics: RequestMetrics?

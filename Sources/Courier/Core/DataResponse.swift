@@ -7,8 +7,13 @@ import FoundationNetworking
 /// Everything a finished ``DataRequest`` produced for one response handler: the request and
 /// response, the body, the metrics, and the serialized ``result``.
 public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
-    /// The last URLRequest sent, or `nil` if none could be built.
-    public let request: URLRequest?
+    /// The last URLRequest sent, or `nil` if none could be built; built when read where Courier
+    /// sent its parts (see ``RequestHead``).
+    public var request: URLRequest? { reported?.urlRequest }
+    /// The last request's method, URL and headers, or `nil` if none could be built: cheaper
+    /// than ``request`` on Linux.
+    public var requestHead: RequestHead? { reported?.head }
+    private let reported: ReportedRequest?
     /// The last response head, or `nil` if none arrived; built on first use where the transport
     /// gave only its parts (see ``ResponseHead``).
     public var response: HTTPURLResponse? { head?.httpURLResponse }
@@ -52,7 +57,44 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>
     ) {
-        self.request = request
+        self.init(
+            reported: ReportedRequest(request),
+            head: head,
+            data: data,
+            metrics: metrics,
+            serializationDuration: serializationDuration,
+            result: result
+        )
+    }
+
+    /// A response for the request Courier sent as `requestHead`.
+    init(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        metrics: RequestMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>
+    ) {
+        self.init(
+            reported: ReportedRequest(requestHead),
+            head: head,
+            data: data,
+            metrics: metrics,
+            serializationDuration: serializationDuration,
+            result: result
+        )
+    }
+
+    private init(
+        reported: ReportedRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        metrics: RequestMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>
+    ) {
+        self.reported = reported
         self.head = head
         self.data = data
         self.metrics = metrics

@@ -188,7 +188,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let (request, head, metrics, error) = mutableState.withLock {
             ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
         }
-        let completion = Completion(request: request, head: head, metrics: metrics, error: error)
+        let completion = Completion(request: request?.urlRequest, head: head, metrics: metrics, error: error)
         let consumers = streamState.withLock { state -> [any Consumer] in
             state.completion = completion
             defer { state.consumers.removeAll() }

@@ -156,9 +156,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Adds `Range` and `If-Range` when the file holds part of the body and the server can be
     /// asked for the rest safely (it takes ranges and gave a validator).
-    override func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest {
+    override func finalizing(_ head: RequestHead) -> RequestHead {
         // A caller who asked for a range of their own gets exactly that.
-        let callerSetRange = urlRequest.value(forHTTPHeaderField: "Range") != nil
+        let callerSetRange = head.headers.value(for: "Range") != nil
         let resume = transfer.withLock { transfer -> (offset: Int64, validator: String)? in
             transfer.requestedOffset = nil
             transfer.disposition = .write
@@ -171,11 +171,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             transfer.requestedOffset = transfer.resumeOffset
             return (transfer.resumeOffset, validator)
         }
-        guard let resume else { return urlRequest }
-        var urlRequest = urlRequest
-        urlRequest.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
-        urlRequest.setValue(resume.validator, forHTTPHeaderField: "If-Range")
-        return urlRequest
+        guard let resume else { return head }
+        var head = head
+        head.setHeader("bytes=\(resume.offset)-", for: "Range")
+        head.setHeader(resume.validator, for: "If-Range")
+        return head
     }
 
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
@@ -408,16 +408,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     private func closeFileAfterFinishing() {
         file.retire()
         let requestError = error
-        let lastRequest = lastRequest
+        let lastHead = requestHead
         let keeps = transfer.withLock { transfer -> Bool in
-            guard transfer.fileURL == nil, file.length > 0, let lastRequest else { return false }
+            guard transfer.fileURL == nil, file.length > 0, let lastHead else { return false }
             // Worth resuming: the file holds the start of the body and the server takes ranges,
             // and the transfer broke off (not a body the request rejected).
             let interrupted =
                 requestError?.kind == .transportFailed
                 || (requestError?.kind == .responseValidationFailed && transfer.disposition == .discard)
             guard transfer.producesResumeData || (interrupted && transfer.acceptsRanges) else { return false }
-            var request = lastRequest
+            var request = lastHead.urlRequest
             request.setValue(nil, forHTTPHeaderField: "Range")
             request.setValue(nil, forHTTPHeaderField: "If-Range")
             transfer.resumeData = try? DownloadResumeData(

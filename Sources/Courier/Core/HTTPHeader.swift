@@ -44,6 +44,13 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The check behind ``invalidityReason``, on a name and a value as given: the entry point
     /// for tests and fuzzing.
     static func invalidityReason(name: String, value: String) -> String? {
+        // Most headers are valid: one pass over contiguous bytes says so, and the reason is
+        // worked out only for a header that is not.
+        let nameIsValid = name.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.isEmpty && bytes.allSatisfy(HTTPMethod.isTokenCharacter)
+        }
+        let valueIsValid = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isFieldValueByte) }
+        if nameIsValid == true, valueIsValid == true { return nil }
         if name.isEmpty { return "a header name is empty" }
         if let offset = name.utf8.firstIndex(where: { !HTTPMethod.isTokenCharacter($0) }) {
             let position = name.utf8.distance(from: name.utf8.startIndex, to: offset)

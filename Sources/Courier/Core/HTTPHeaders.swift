@@ -9,14 +9,19 @@
 /// headers["accept"]   // "application/json"
 /// ```
 ///
-/// Lookups, additions and updates take constant time (amortised): the headers are indexed by
-/// their name with ASCII letters lowercased, the case-insensitivity HTTP defines for names, so a
-/// response with ten thousand fields costs ten thousand steps, not a hundred million. Removing
-/// one moves the headers after it.
+/// Lookups, additions and updates take constant time (amortised): past a few headers they are
+/// indexed by their name with ASCII letters lowercased, the case-insensitivity HTTP defines for
+/// names, so a response with ten thousand fields costs ten thousand steps, not a hundred million.
+/// A few headers (a request's, most responses') are scanned instead, which costs less than
+/// hashing their names. Removing one moves the headers after it.
 public struct HTTPHeaders: Hashable, Sendable {
     private var headers: [HTTPHeader] = []
-    /// The position in `headers` of each name, keyed by ``key(for:)``.
-    private var positions: [String: Int] = [:]
+    /// The position in `headers` of each name, keyed by ``key(for:)``; `nil` up to
+    /// ``scannedDirectly`` headers.
+    private var positions: [String: Int]?
+
+    /// Up to this many headers, a lookup scans them; beyond, they are indexed.
+    static let scannedDirectly = 16
 
     /// No headers.
     public init() {}
@@ -50,22 +55,33 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// Sets `header`, replacing one of the same name in place or appending.
     public mutating func update(_ header: HTTPHeader) {
-        let key = Self.key(for: header.name)
-        if let index = positions[key] {
+        if let index = position(of: header.name) {
             headers[index] = header
-        } else {
-            positions[key] = headers.count
-            headers.append(header)
+            return
+        }
+        headers.append(header)
+        if positions != nil {
+            positions?[Self.key(for: header.name)] = headers.count - 1
+        } else if headers.count > Self.scannedDirectly {
+            reindex()
         }
     }
 
     /// Removes the header named `name`, if any.
     public mutating func remove(name: String) {
-        guard let index = positions.removeValue(forKey: Self.key(for: name)) else { return }
+        guard let index = position(of: name) else { return }
         headers.remove(at: index)
+        guard positions != nil else { return }
+        positions?.removeValue(forKey: Self.key(for: name))
         for later in headers[index...] {
-            positions[Self.key(for: later.name)]? -= 1
+            positions?[Self.key(for: later.name)]? -= 1
         }
+    }
+
+    /// Where the header named `name` stands, or `nil`.
+    private func position(of name: String) -> Int? {
+        if let positions { return positions[Self.key(for: name)] }
+        return headers.firstIndex { Self.namesMatch($0.name, name) }
     }
 
     /// Sorts the headers by name, case-insensitively.
@@ -83,7 +99,7 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// The value of header `name`, compared case-insensitively, or `nil`.
     public func value(for name: String) -> String? {
-        positions[Self.key(for: name)].map { headers[$0].value }
+        position(of: name).map { headers[$0].value }
     }
 
     /// The value of header `name`; setting `nil` removes it.
@@ -147,13 +163,47 @@ public struct HTTPHeaders: Hashable, Sendable {
     /// Makes room for `count` headers in all, so that building a large set allocates once.
     mutating func reserveCapacity(_ count: Int) {
         headers.reserveCapacity(count)
-        positions.reserveCapacity(count)
+        if count > Self.scannedDirectly { positions = positions ?? [:] }
+        positions?.reserveCapacity(count)
     }
 
-    /// Rebuilds `positions` from `headers`.
+    /// Rebuilds `positions` from `headers`, or drops it for a few headers.
     private mutating func reindex() {
-        positions.removeAll(keepingCapacity: true)
-        for (index, header) in headers.enumerated() { positions[Self.key(for: header.name)] = index }
+        guard headers.count > Self.scannedDirectly || positions != nil else { return }
+        var rebuilt = positions ?? [:]
+        rebuilt.removeAll(keepingCapacity: true)
+        for (index, header) in headers.enumerated() { rebuilt[Self.key(for: header.name)] = index }
+        positions = rebuilt
+    }
+
+    /// ASCII case-insensitive equality, the rule for header names, without allocating.
+    static func namesMatch(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        let compared = left.utf8.withContiguousStorageIfAvailable { leftBytes in
+            right.utf8.withContiguousStorageIfAvailable { rightBytes in
+                for index in leftBytes.indices where !byteNamesMatch(leftBytes[index], rightBytes[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let compared = compared ?? nil { return compared }
+        var leftBytes = left.utf8.makeIterator()
+        var rightBytes = right.utf8.makeIterator()
+        while true {
+            switch (leftBytes.next(), rightBytes.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if !byteNamesMatch(a, b) { return false }
+            default: return false
+            }
+        }
+    }
+
+    /// Whether two bytes of header names are equal, ASCII letters compared case-insensitively.
+    @inline(__always)
+    private static func byteNamesMatch(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
     }
 
     /// The name with ASCII letters lowercased: how HTTP compares names (RFC 9110, section 5.1).

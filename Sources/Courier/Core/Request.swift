@@ -60,9 +60,9 @@ public class Request: @unchecked Sendable {
     /// What a request records as it runs; guarded by the request's one lock.
     struct MutableState {
         var machine = StateMachine()
-        var initialRequest: URLRequest?
-        var requests: [URLRequest] = []
-        var performedRequests: [URLRequest] = []
+        var initialRequest: RequestHead?
+        var requests: [RequestHead] = []
+        var performedRequests: [RequestHead] = []
         /// The session, held while the request runs so that a request nobody else holds (made
         /// from `Session()` inline) still finishes; let go when it finishes.
         var session: Session?
@@ -109,7 +109,7 @@ public class Request: @unchecked Sendable {
 
         /// The validators and what they read, taken together: a validator added later does not run.
         var validationWork: (validators: [Validator], input: ValidationInput) {
-            (validators, ValidationInput(head: responseHead, urlRequest: requests.last, bytesReceived: bytesReceived))
+            (validators, ValidationInput(head: responseHead, request: requests.last, bytesReceived: bytesReceived))
         }
 
         /// What the task should be doing now, or `nil` if that was applied at `generation` already.
@@ -190,16 +190,22 @@ public class Request: @unchecked Sendable {
     public var isFinished: Bool { state == .finished }
 
     /// Every URLRequest built for this request, in order: one per attempt, as adapted by the
-    /// interceptors.
-    public var requests: [URLRequest] { mutableState.withLock { $0.requests } }
+    /// interceptors. Each is built when read (see ``RequestHead``); ``requestHead`` reads the
+    /// latest without building one.
+    public var requests: [URLRequest] { mutableState.withLock { $0.requests }.map(\.urlRequest) }
     /// The first URLRequest built, or `nil` if building failed.
-    public var firstRequest: URLRequest? { requests.first }
+    public var firstRequest: URLRequest? { mutableState.withLock { $0.requests.first }?.urlRequest }
     /// The latest URLRequest built.
-    public var lastRequest: URLRequest? { requests.last }
+    public var lastRequest: URLRequest? { requestHead?.urlRequest }
     /// The latest URLRequest built (same as ``lastRequest``).
     public var request: URLRequest? { lastRequest }
     /// The URLRequests handed to the transport, one per attempt actually sent.
-    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests } }
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests }.map(\.urlRequest) }
+    /// The latest attempt's method, URL and headers, or `nil` if building the request failed:
+    /// ``lastRequest`` without a `URLRequest` built for it.
+    public var requestHead: RequestHead? { mutableState.withLock { $0.requests.last } }
+    /// ``requestHead``, under the name the session's own code reads it by.
+    var lastHead: RequestHead? { requestHead }
     /// The latest attempt's response head, or `nil` if none arrived.
     ///
     /// On Linux over AsyncHTTPClient the `HTTPURLResponse` is built on first use (see
@@ -323,7 +329,7 @@ public class Request: @unchecked Sendable {
 
     /// The URLRequest the caller's parameters built, before adaptation; built once, adapted for
     /// every attempt.
-    var initialRequest: URLRequest? { mutableState.withLock { $0.initialRequest } }
+    var initialRequest: RequestHead? { mutableState.withLock { $0.initialRequest } }
 
     /// Whether the request has finished (or been cancelled), so no further attempt may start.
     var hasFinished: Bool { mutableState.withLock { $0.machine.hasFinished } }
@@ -331,7 +337,7 @@ public class Request: @unchecked Sendable {
     /// Whether an attempt is due to start (the request was resumed or a retry decided, and no
     /// task exists for it yet), and the URLRequest built for the first attempt, if it has been:
     /// one look at the state for both.
-    var attemptToStart: (isDue: Bool, initialRequest: URLRequest?) {
+    var attemptToStart: (isDue: Bool, initialRequest: RequestHead?) {
         mutableState.withLock {
             (!$0.machine.hasFinished && $0.machine.attemptPhase == .starting, $0.initialRequest)
         }
@@ -347,32 +353,33 @@ public class Request: @unchecked Sendable {
         if isOver { work.cancel() }
     }
 
-    /// Records the URLRequest built from the caller's parameters.
-    func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
-        mutableState.withLock { $0.initialRequest = urlRequest }
+    /// Records the request built from the caller's parameters.
+    func didCreateInitialRequest(_ head: RequestHead) {
+        mutableState.withLock { $0.initialRequest = head }
     }
 
     /// The interceptors turned `initial` into `adapted` for the next attempt.
-    func didAdaptInitialRequest(_ initial: URLRequest, to adapted: URLRequest) {
-        eventMonitor?.request(self, didAdaptInitialRequest: initial, to: adapted)
+    func didAdaptInitialRequest(_ initial: RequestHead, to adapted: URLRequest) {
+        // A monitor's argument is built only when there is a monitor.
+        eventMonitor?.request(self, didAdaptInitialRequest: initial.urlRequest, to: adapted)
     }
 
     /// An adapter threw; the retriers decide whether to try again (a token refresh may fix it).
-    func didFailToAdaptURLRequest(_ initial: URLRequest, withError error: CourierError) {
-        eventMonitor?.request(self, didFailToAdaptURLRequest: initial, withError: error)
+    func didFailToAdaptURLRequest(_ initial: RequestHead, withError error: CourierError) {
+        eventMonitor?.request(self, didFailToAdaptURLRequest: initial.urlRequest, withError: error)
         retryOrFinish(error: error)
     }
 
-    /// Records the URLRequest built for the next attempt.
+    /// Records the request built for the next attempt.
     /// Returns `false`, recording nothing, if the request ended meanwhile (while it was being
     /// adapted): no attempt is made then.
-    func didCreateURLRequest(_ urlRequest: URLRequest) -> Bool {
+    func didCreateRequest(_ head: RequestHead) -> Bool {
         let isRunning = mutableState.withLock { state -> Bool in
             guard !state.machine.hasFinished else { return false }
-            state.requests.append(urlRequest)
+            state.requests.append(head)
             return true
         }
-        if isRunning { eventMonitor?.request(self, didCreateURLRequest: urlRequest) }
+        if isRunning { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }
         return isRunning
     }
 
@@ -382,25 +389,25 @@ public class Request: @unchecked Sendable {
         finish(error: error)
     }
 
-    /// The transport made `task` for `urlRequest`, reporting to `attempt`: run it, hold it, or
+    /// The transport made `task` for `head`, reporting to `attempt`: run it, hold it, or
     /// cancel it, as the state says.
-    func didCreateTask(_ task: any TransportTask, for urlRequest: URLRequest, attempt: Attempt) {
+    func didCreateTask(_ task: any TransportTask, for head: RequestHead, attempt: Attempt) {
         let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             let action = state.machine.taskCreated()
             guard action != .cancel else { return (action, nil) }
             state.attempt = attempt
             state.task = task
             state.taskGeneration &+= 1
-            state.performedRequests.append(urlRequest)
+            state.performedRequests.append(head)
             return (action, state.taskSnapshot(unlessAt: nil))
         }
         switch action {
         case .resume:
-            eventMonitor?.request(self, didStartAttemptWith: urlRequest)
+            eventMonitor?.request(self, didStartAttemptWith: head.urlRequest)
             // Follows the state as it is by now: a suspend() since the decision found no task to pause.
             applyStateToTask(startingWith: snapshot)
         case .leaveSuspended:
-            eventMonitor?.request(self, didStartAttemptWith: urlRequest)
+            eventMonitor?.request(self, didStartAttemptWith: head.urlRequest)
         case .cancel:
             task.cancel()
         }
@@ -515,8 +522,8 @@ public class Request: @unchecked Sendable {
     /// Whether the latest attempt received no body bytes (validators let an empty body pass).
     func receivedNoBody(_ input: ValidationInput) -> Bool { input.bytesReceived == 0 }
 
-    /// The URLRequest an attempt sends, from the adapted one: a download adds its `Range`.
-    func finalizingURLRequest(_ urlRequest: URLRequest) -> URLRequest { urlRequest }
+    /// The request an attempt sends, from the adapted one: a download adds its `Range`.
+    func finalizing(_ head: RequestHead) -> RequestHead { head }
 
     /// Whether another attempt could be made at all; `false` for a body that can be sent only once.
     var canRetry: Bool { true }
@@ -580,7 +587,7 @@ public class Request: @unchecked Sendable {
     /// What validators read of the latest attempt, taken in one lock with the validators.
     struct ValidationInput: Sendable {
         let head: ResponseHead?
-        let urlRequest: URLRequest?
+        let request: RequestHead?
         let bytesReceived: Int64
     }
 
@@ -714,9 +721,9 @@ extension Request: Equatable, Hashable {
 extension Request: CustomStringConvertible {
     /// The method, URL and, once known, status code, e.g. `GET http://127.0.0.1:8080/get (200)`.
     public var description: String {
-        guard let request = lastRequest, let url = request.url else { return "No request created yet." }
+        guard let head = requestHead else { return "No request created yet." }
         let status = responseHead.map { " (\($0.statusCode))" } ?? ""
-        return "\(request.httpMethod ?? "GET") \(url.absoluteString)\(status)"
+        return "\(head.method.rawValue) \(head.url.absoluteString)\(status)"
     }
 }
 

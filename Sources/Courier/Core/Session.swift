@@ -283,20 +283,20 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         prepareAttempt(of: request, initialRequest: initialRequest)
     }
 
-    /// Builds (once, unless `initialRequest` was built before) and adapts the URLRequest of
+    /// Builds (once, unless `initialRequest` was built before) and adapts the request of
     /// `request`'s next attempt, then performs it.
-    private func prepareAttempt(of request: Request, initialRequest: URLRequest?) {
-        let initial: URLRequest
+    private func prepareAttempt(of request: Request, initialRequest: RequestHead?) {
+        let initial: RequestHead
         if let built = initialRequest {
             initial = built
         } else {
             do {
-                initial = try makeInitialRequest(from: request.convertible)
+                initial = try makeInitialHead(from: request.convertible)
             } catch {
                 request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
                 return
             }
-            request.didCreateInitialURLRequest(initial)
+            request.didCreateInitialRequest(initial)
             configuration.retryBudget?.recordRequest()
             if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline) }
         }
@@ -309,7 +309,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             Task {
                 let adapted: URLRequest
                 do {
-                    adapted = try await adapter.adapt(initial, using: state)
+                    adapted = try await adapter.adapt(initial.urlRequest, using: state)
                 } catch {
                     request.didFailToAdaptURLRequest(
                         initial,
@@ -318,7 +318,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                     return
                 }
                 request.didAdaptInitialRequest(initial, to: adapted)
-                perform(adapted, for: request, isAdapted: true)
+                guard let head = RequestHead(adapted) else {
+                    request.didFailToCreateURLRequest(with: Self.noURL)
+                    return
+                }
+                perform(head, for: request, isAdapted: true)
             }
         )
     }
@@ -374,7 +378,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             startAttempt(of: request)
         }
         let waiting = WaitingRetry(
-            origin: request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:)),
+            origin: request.lastHead.flatMap { RetryTriggerEvent.origin(of: $0.url) },
             retryCount: retryCount,
             isServerDelay: request.responseHead?.value(forHTTPHeaderField: "Retry-After") != nil,
             start: start
@@ -425,7 +429,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         // The head, not `response`: building an HTTPURLResponse costs more than a request.
         guard othersWait, configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
             let status = request.responseHead?.statusCode, status < 400,
-            let origin = request.lastRequest?.url.flatMap(RetryTriggerEvent.origin(of:))
+            let url = request.lastHead?.url, let origin = RetryTriggerEvent.origin(of: url)
         else { return }
         // The request may have finished on the transport's thread: start the others off it.
         DispatchQueue.global().async { [weak self] in self?.startWaitingRetries(for: .origin(origin)) }
@@ -436,20 +440,31 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// The request as built (and modified), with the session's headers, checked once: user info
     /// leaves the URL (adapters and monitors never see it there), then the URL and the headers
     /// are validated. An adapted request is checked again in ``perform(_:for:isAdapted:)``.
-    private func makeInitialRequest(from convertible: any URLRequestConvertible) throws -> URLRequest {
-        var built = try convertible.asURLRequest()
-        built.addHeaders(configuration.headers, replacing: false)
-        built = built.movingUserInfoToAuthorization()
-        try Self.validate(built)
-        return built
+    /// The head of the first attempt: the caller's URL, method and headers (or their
+    /// `URLRequest`), the session's headers where the caller set none, and the URL's user info
+    /// moved into `Authorization`; checked before anything is sent.
+    private func makeInitialHead(from convertible: any URLRequestConvertible) throws -> RequestHead {
+        var head: RequestHead
+        if let own = convertible as? RequestConvertible {
+            head = try own.makeHead()
+        } else {
+            guard let read = RequestHead(try convertible.asURLRequest()) else { throw Self.noURL }
+            head = read
+        }
+        head.addHeaders(configuration.headers, replacing: false)
+        head = head.movingUserInfoToAuthorization()
+        try Self.validate(head)
+        return head
     }
+
+    /// The failure of a request built without a URL.
+    private static var noURL: CourierError { .invalidURL("", reason: "the request has no URL") }
 
     /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
-    private static func validate(_ urlRequest: URLRequest) throws(CourierError) {
-        guard let url = urlRequest.url else { throw .invalidURL("", reason: "the request has no URL") }
-        if let problem = URLValidation.problem(with: url) { throw problem }
-        if let (header, reason) = HTTPHeaders.firstInvalidity(in: urlRequest.allHTTPHeaderFields ?? [:]) {
+    private static func validate(_ head: RequestHead) throws(CourierError) {
+        if let problem = URLValidation.problem(with: head.url) { throw problem }
+        if let (header, reason) = head.headers.firstInvalidity {
             throw .invalidHeader(name: header.name, reason: reason)
         }
     }
@@ -478,15 +493,15 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// being adapted. An adapted request is checked again (an adapter may have changed its URL or
     /// headers), and so is a download (see below); any other was checked when it was built, once
     /// for all its attempts.
-    private func perform(_ urlRequest: URLRequest, for request: Request, isAdapted: Bool) {
+    private func perform(_ head: RequestHead, for request: Request, isAdapted: Bool) {
         // Ended while it was being adapted: nothing of this attempt is built.
         guard !request.hasFinished else { return }
-        var urlRequest = request.finalizingURLRequest(urlRequest)
+        var head = request.finalizing(head)
         // A resumed download adds `If-Range` with the server's own validator: checked too.
         if isAdapted || request is DownloadRequest {
-            urlRequest = urlRequest.movingUserInfoToAuthorization()
+            head = head.movingUserInfoToAuthorization()
             do {
-                try Self.validate(urlRequest)
+                try Self.validate(head)
             } catch {
                 request.didFailToCreateURLRequest(with: error)
                 return
@@ -501,10 +516,10 @@ public final class Session: RequestDelegate, @unchecked Sendable {
                 return
             }
         }
-        guard request.didCreateURLRequest(urlRequest) else { return }
+        guard request.didCreateRequest(head) else { return }
         let attempt = Request.Attempt(request: request)
-        let task = transport.makeTask(for: urlRequest, body: body, eventHandler: attempt)
-        request.didCreateTask(task, for: urlRequest, attempt: attempt)
+        let task = transport.makeTask(for: head, body: body, eventHandler: attempt)
+        request.didCreateTask(task, for: head, attempt: attempt)
     }
 }
 
@@ -518,11 +533,33 @@ struct RequestConvertible: URLRequestConvertible {
     let requestModifier: (@Sendable (inout URLRequest) throws -> Void)?
     let encode: (@Sendable (URLRequest) throws -> URLRequest)?
 
-    func asURLRequest() throws -> URLRequest {
+    /// The request as a ``RequestHead``: its parts when nothing needs a `URLRequest` (no
+    /// parameters to encode into one, no modifier to hand one to), else the `URLRequest`'s head.
+    func makeHead() throws -> RequestHead {
+        guard encode == nil, requestModifier == nil else {
+            guard let head = RequestHead(try asURLRequest()) else {
+                throw CourierError.invalidURL("", reason: "the request has no URL")
+            }
+            return head
+        }
         let url = try url.asURL()
+        try checkMethod()
+        guard let headers else { return RequestHead(method: method, url: url, timeoutInterval: timeout) }
+        if let (header, reason) = headers.firstInvalidity {
+            throw CourierError.invalidHeader(name: header.name, reason: reason)
+        }
+        return RequestHead(method: method, url: url, headers: headers, timeoutInterval: timeout)
+    }
+
+    private func checkMethod() throws {
         guard method.isValidToken else {
             throw CourierError.invalidHeader(name: "method", reason: "the method \"\(method)\" is not a valid token")
         }
+    }
+
+    func asURLRequest() throws -> URLRequest {
+        let url = try url.asURL()
+        try checkMethod()
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method.rawValue
         if let headers {

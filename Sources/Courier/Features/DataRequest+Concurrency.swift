@@ -17,25 +17,29 @@ public struct DataTask<Value: Sendable>: Sendable {
     /// The serializer runs in the first task that awaits it, straight from the transport's
     /// completion: no queue hop between the network and your code.
     public var response: DataResponse<Value, CourierError> {
-        get async {
-            await withTaskCancellationHandler {
-                await outcome.response
-            } onCancel: { [request] in
-                request.cancel()
-            }
-        }
+        get async { await awaitResponse() }
     }
 
     /// The serialized value or the error.
     public var result: Result<Value, CourierError> {
-        get async { await response.result }
+        get async { await awaitResponse().result }
     }
 
     /// The serialized value.
     ///
     /// - Throws: The request's ``CourierError``.
     public var value: Value {
-        get async throws(CourierError) { try await result.get() }
+        get async throws(CourierError) { try await awaitResponse().result.get() }
+    }
+
+    /// The response; cancelling the awaiting task cancels the request. Each accessor calls it
+    /// directly rather than through the others: one async frame fewer per await.
+    private func awaitResponse() async -> DataResponse<Value, CourierError> {
+        await withTaskCancellationHandler {
+            await outcome.response
+        } onCancel: { [request] in
+            request.cancel()
+        }
     }
 
     /// Cancels the request.
@@ -79,14 +83,14 @@ extension DataRequest {
         let outcome = SerializedOutcome<Serializer.SerializedObject> { [weak self] outcome in
             let (result, duration) = measuredSerialization {
                 try serializer.serialize(
-                    request: outcome.request,
+                    requestHead: outcome.request,
                     head: outcome.head,
                     data: outcome.data,
                     error: outcome.error
                 )
             }
             let response = DataResponse(
-                request: outcome.request,
+                requestHead: outcome.request,
                 head: outcome.head,
                 data: outcome.data,
                 metrics: outcome.metrics,

@@ -20,7 +20,7 @@ extension DownloadRequest {
             guard let download = request as? DownloadRequest, let response = input.head?.httpURLResponse else {
                 return nil
             }
-            if case .failure(let error) = validation(input.urlRequest, response, download.temporaryURL) {
+            if case .failure(let error) = validation(input.request?.urlRequest, response, download.temporaryURL) {
                 return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
             }
             return nil
@@ -146,9 +146,10 @@ extension DownloadRequest {
             // Behind the file's own settling, which the request queued there when it finished.
             file.queue.async { [self] in
                 serializationQueue.async { [self] in
-                    let (request, head, metrics, error) = mutableState.withLock {
+                    let (requestHead, head, metrics, error) = mutableState.withLock {
                         ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
                     }
+                    let request = requestHead?.urlRequest
                     // The head, not an HTTPURLResponse: one is built only if the handler reads it.
                     let (fileURL, resumeData) = (self.fileURL, self.resumeData)
                     let (result, duration) = measuredSerialization { try serialize(request, head, fileURL, error) }

@@ -38,6 +38,17 @@ public protocol ResponseSerializer<SerializedObject>: Sendable {
         error: CourierError?
     ) throws
         -> SerializedObject
+
+    /// The same, given the request as a ``RequestHead``: what Courier calls. Implement it too when
+    /// the method, URL and headers are all you read, so that no `URLRequest` is built for you. By
+    /// default it builds one and calls the form above.
+    func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> SerializedObject
 }
 
 extension ResponseSerializer {
@@ -62,6 +73,19 @@ extension ResponseSerializer {
         try serialize(request: request, response: head?.httpURLResponse, data: data, error: error)
     }
 
+    /// Builds the `URLRequest` and calls ``serialize(request:head:data:error:)``: serializers
+    /// written against that form keep working.
+    public func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> SerializedObject
+    {
+        try serialize(request: requestHead?.urlRequest, head: head, data: data, error: error)
+    }
+
     /// The body, or `Data()` for an empty body this serializer's policy allows; rethrows the
     /// request's `error`.
     ///
@@ -82,9 +106,19 @@ extension ResponseSerializer {
 
     /// ``bodyData(request:response:data:error:)`` given only the status code.
     func bodyData(request: URLRequest?, statusCode: Int?, data: Data?, error: CourierError?) throws -> Data {
+        try bodyData(
+            method: request?.httpMethod.map(HTTPMethod.init(rawValue:)),
+            statusCode: statusCode,
+            data: data,
+            error: error
+        )
+    }
+
+    /// ``bodyData(request:response:data:error:)`` given only the method and the status code.
+    func bodyData(method: HTTPMethod?, statusCode: Int?, data: Data?, error: CourierError?) throws -> Data {
         if let error { throw error }
         guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(request: request, statusCode: statusCode) else {
+            guard emptyResponseAllowed(method: method, statusCode: statusCode) else {
                 throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)
             }
             return Data()
@@ -93,7 +127,11 @@ extension ResponseSerializer {
     }
 
     func emptyResponseAllowed(request: URLRequest?, statusCode: Int?) -> Bool {
-        let methodAllows = request.flatMap(\.httpMethod).map { emptyRequestMethods.contains(HTTPMethod(rawValue: $0)) }
+        emptyResponseAllowed(method: request?.httpMethod.map(HTTPMethod.init(rawValue:)), statusCode: statusCode)
+    }
+
+    func emptyResponseAllowed(method: HTTPMethod?, statusCode: Int?) -> Bool {
+        let methodAllows = method.map { emptyRequestMethods.contains($0) }
         let codeAllows = statusCode.map { emptyResponseCodes.contains($0) }
         return (methodAllows ?? false) || (codeAllows ?? false)
     }
@@ -124,6 +162,17 @@ public struct DataResponseSerializer: ResponseSerializer {
 
     public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> Data {
         try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
+    }
+
+    public func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> Data
+    {
+        try bodyData(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error)
     }
 }
 
@@ -167,7 +216,25 @@ public struct StringResponseSerializer: ResponseSerializer {
     ) throws
         -> String
     {
-        let data = try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
+        try text(of: bodyData(request: request, statusCode: head?.statusCode, data: data, error: error), head: head)
+    }
+
+    public func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        try text(
+            of: bodyData(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error),
+            head: head
+        )
+    }
+
+    /// The body as text, in the encoding given, else the one `head` names, else UTF-8 or ISO-8859-1.
+    private func text(of data: Data, head: ResponseHead?) throws -> String {
         let named = encoding ?? head?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
         if let named {
             guard let text = String(data: data, encoding: named) else {
@@ -228,7 +295,22 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     }
 
     public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> T {
-        let data = try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
+        try value(of: bodyData(request: request, statusCode: head?.statusCode, data: data, error: error))
+    }
+
+    public func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> T
+    {
+        try value(of: bodyData(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error))
+    }
+
+    /// The value decoded from `data`, or the empty value for an empty body of an ``EmptyResponse`` type.
+    private func value(of data: Data) throws -> T {
         if data.isEmpty {
             guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
                 throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength)

@@ -7,6 +7,8 @@
 ///
 /// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock (the only one:
 /// the outcome, the claim and the waiters share it); `serialize` is immutable and `Sendable`.
+/// The continuations are unsafe ones (no checking allocation): each is stored or resumed under
+/// that lock exactly once, so none is resumed twice or dropped.
 final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
     typealias Response = DataResponse<Value, CourierError>
 
@@ -18,9 +20,9 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
         /// Whether an awaiter has taken on the serializing.
         var isClaimed = false
         /// The claiming awaiter, waiting for the outcome.
-        var serializer: CheckedContinuation<DataRequest.Outcome, Never>?
+        var serializer: UnsafeContinuation<DataRequest.Outcome, Never>?
         /// The other awaiters, waiting for the response.
-        var waiters: [CheckedContinuation<Response, Never>] = []
+        var waiters: [UnsafeContinuation<Response, Never>] = []
     }
 
     private let state = Protected(State())
@@ -33,7 +35,7 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
     /// Records what the request produced, resuming the claiming awaiter if one waits; later
     /// calls are ignored.
     func fulfil(with outcome: DataRequest.Outcome) {
-        let serializer = state.withLock { state -> CheckedContinuation<DataRequest.Outcome, Never>? in
+        let serializer = state.withLock { state -> UnsafeContinuation<DataRequest.Outcome, Never>? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer { state.serializer = nil }
@@ -61,7 +63,7 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
             case .ready(let response):
                 return response
             case .waits:
-                return await withCheckedContinuation { continuation in
+                return await withUnsafeContinuation { continuation in
                     let ready = state.withLock { state -> Response? in
                         if let response = state.response { return response }
                         state.waiters.append(continuation)
@@ -70,7 +72,7 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
                     if let ready { continuation.resume(returning: ready) }
                 }
             case .serializes:
-                let outcome = await withCheckedContinuation { continuation in
+                let outcome = await withUnsafeContinuation { continuation in
                     let ready = state.withLock { state -> DataRequest.Outcome? in
                         if let outcome = state.outcome { return outcome }
                         state.serializer = continuation
@@ -79,7 +81,7 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
                     if let ready { continuation.resume(returning: ready) }
                 }
                 let response = serialize(outcome)
-                let waiters = state.withLock { state -> [CheckedContinuation<Response, Never>] in
+                let waiters = state.withLock { state -> [UnsafeContinuation<Response, Never>] in
                     state.response = response
                     defer { state.waiters = [] }
                     return state.waiters

@@ -18,7 +18,8 @@ extension DataRequest {
     public func validate(_ validation: @escaping Validation) -> Self {
         appendValidator(runsInline: false) { request, input in
             guard let response = input.head?.httpURLResponse else { return nil }
-            if case .failure(let error) = validation(input.urlRequest, response, (request as? DataRequest)?.data) {
+            let data = (request as? DataRequest)?.data
+            if case .failure(let error) = validation(input.request?.urlRequest, response, data) {
                 return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
             }
             return nil
@@ -86,7 +87,7 @@ extension Request {
         validate(statusCode: 200..<300).appendValidator(runsInline: true) { request, input in
             guard let head = input.head else { return nil }
             return ContentTypeValidation.failure(
-                acceptable: Self.acceptedContentTypes(of: input.urlRequest),
+                acceptable: Self.acceptedContentTypes(of: input.request),
                 responseContentType: head.mimeType,
                 bodyIsEmpty: request.receivedNoBody(input)
             )
@@ -94,8 +95,8 @@ extension Request {
     }
 
     /// The media types of a request's `Accept` header, or `*/*`.
-    private static func acceptedContentTypes(of request: URLRequest?) -> [String] {
-        guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
+    private static func acceptedContentTypes(of request: RequestHead?) -> [String] {
+        guard let accept = request?.headers.value(for: "Accept") else { return ["*/*"] }
         let types = accept.split(separator: ",").compactMap {
             $0.split(separator: ";").first.map { String($0.trimmingHTTPWhitespace) }
         }

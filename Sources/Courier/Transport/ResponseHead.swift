@@ -74,9 +74,14 @@ public final class ResponseHead: @unchecked Sendable {
     public func value(forHTTPHeaderField name: String) -> String? {
         if wrapsResponse { return httpURLResponse?.value(forHTTPHeaderField: name) }
         guard fields.count > Self.fieldsScannedDirectly else {
-            var values: [String] = []
-            for field in fields where Self.namesMatch(field.name, name) { values.append(field.value) }
-            return values.isEmpty ? nil : values.joined(separator: ", ")
+            // Most names appear once: no array is made unless one repeats.
+            var found: String?
+            var more: [String] = []
+            for field in fields where HTTPHeaders.namesMatch(field.name, name) {
+                if found == nil { found = field.value } else { more.append(field.value) }
+            }
+            guard let found, !more.isEmpty else { return found }
+            return ([found] + more).joined(separator: ", ")
         }
         return fieldIndex().joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
     }
@@ -177,22 +182,6 @@ public final class ResponseHead: @unchecked Sendable {
         }
     }
 
-    /// ASCII case-insensitive equality, the rule for header names, without allocating.
-    private static func namesMatch(_ left: String, _ right: String) -> Bool {
-        guard left.utf8.count == right.utf8.count else { return false }
-        var leftBytes = left.utf8.makeIterator()
-        var rightBytes = right.utf8.makeIterator()
-        while true {
-            switch (leftBytes.next(), rightBytes.next()) {
-            case (nil, nil): return true
-            case (let a?, let b?):
-                if a != b, a | 0x20 != b | 0x20 || !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) {
-                    return false
-                }
-            default: return false
-            }
-        }
-    }
 }
 
 /// The fields of a head grouped by name (ASCII letters lowercased), in the order each name first

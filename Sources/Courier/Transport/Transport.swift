@@ -34,6 +34,16 @@ public protocol Transport: Sendable {
         eventHandler: any TransportEventHandler
     ) -> any TransportTask
 
+    /// Makes a task for one attempt of the request `head` describes: what Courier calls. Implement
+    /// it when your transport can send the parts as they are, so that no `URLRequest` is built
+    /// (see ``RequestHead``). By default it calls the `URLRequest` form with
+    /// ``RequestHead/urlRequest``.
+    func makeTask(
+        for head: RequestHead,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask
+
     /// Releases the transport's resources once its tasks have ended; tasks made afterwards fail
     /// with `URLError(.cancelled)`. Calling it again does nothing.
     func invalidate() async
@@ -64,6 +74,18 @@ public protocol TransportEventHandler: AnyObject, Sendable {
     func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
     /// The attempt ended, with `error` (a `URLError`) if it failed. Called exactly once.
     func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics)
+}
+
+extension Transport {
+    /// Calls the `URLRequest` form with the head's ``RequestHead/urlRequest``, for transports
+    /// that only implement that one.
+    public func makeTask(
+        for head: RequestHead,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
+        makeTask(for: head.urlRequest, body: body, eventHandler: eventHandler)
+    }
 }
 
 extension TransportEventHandler {

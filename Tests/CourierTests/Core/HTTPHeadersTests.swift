@@ -98,6 +98,33 @@ import Testing
         #expect(headers.first?.name == "X-0" && headers["x-0"] == "0")
     }
 
+    /// A few headers are scanned and more are indexed: every lookup, update and removal must
+    /// agree on both sides of the limit and across it.
+    @Test func headersAreFoundAlikeBelowAndAboveTheScanLimit() {
+        var headers = HTTPHeaders()
+        let total = HTTPHeaders.scannedDirectly * 2 + 3
+        for number in 0..<total {
+            headers.add(name: "X-Header-\(number)", value: "\(number)")
+            #expect(headers.count == number + 1)
+            for earlier in 0...number {
+                #expect(headers["x-header-\(earlier)"] == "\(earlier)", "\(earlier) of \(number + 1)")
+            }
+            #expect(headers["X-HEADER-\(number + 1)"] == nil)
+        }
+        headers.update(name: "x-HEADER-5", value: "five")
+        #expect(headers.count == total && headers["X-Header-5"] == "five")
+        #expect(headers.map(\.name)[5] == "x-HEADER-5", "replaced in place")
+        for number in stride(from: total - 1, through: 0, by: -2) {
+            headers.remove(name: "X-HEADER-\(number)")
+        }
+        for number in 0..<total {
+            #expect(headers["x-header-\(number)"] == (number % 2 == 0 ? nil : number == 5 ? "five" : "\(number)"))
+        }
+        #expect(HTTPHeaders.namesMatch("Content-Type", "content-TYPE"))
+        #expect(!HTTPHeaders.namesMatch("Content-Type", "Content-Typf"))
+        #expect(!HTTPHeaders.namesMatch("a[", "A{"), "only letters compare case-insensitively")
+    }
+
     @Test func dictionaryKeepsNamesAsAddedAndEqualityIgnoresCase() {
         var headers = HTTPHeaders()
         headers.add(name: "X-Mixed-Case", value: "1")

@@ -202,6 +202,44 @@ import FoundationNetworking
         }
     }
 
+    /// A request made of a URL, a method and headers is sent from its parts; its `URLRequest`,
+    /// built when read, says the same. One built from a `URLRequest` keeps that `URLRequest`.
+    @Test(arguments: TransportKind.allCases)
+    func theRequestHeadAndItsURLRequestAgree(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.headers = ["X-Session": "s", "X-Both": "session"] }
+            let request = session.request(
+                server.url("/headers"),
+                method: .get,
+                headers: ["X-Caller": "c", "x-both": "caller"]
+            )
+            let echoed = try await request.serializingDecodable([String: [String: String]].self).value
+            #expect(echoed["headers"]?["X-Caller"] == "c")
+            #expect(echoed["headers"]?["X-Session"] == "s")
+            #expect(echoed["headers"]?["X-Both"] == "caller", "the caller's header wins over the session's")
+            let head = try #require(request.requestHead)
+            #expect(head.method == .get && head.url == server.url("/headers"))
+            #expect(head.headers.map(\.name) == ["X-Caller", "x-both", "X-Session"])
+            let urlRequest = try #require(request.request)
+            #expect(urlRequest.url == head.url && urlRequest.httpMethod == "GET")
+            #expect(urlRequest.value(forHTTPHeaderField: "X-Both") == "caller")
+            #expect(urlRequest.allHTTPHeaderFields?.count == 3)
+            #expect(request.performedRequests.count == 1)
+
+            var own = URLRequest(url: server.url("/headers"), cachePolicy: .reloadIgnoringLocalCacheData)
+            own.setValue("o", forHTTPHeaderField: "X-Own")
+            let fromURLRequest = session.request(own)
+            let ownEchoed = try await fromURLRequest.serializingDecodable([String: [String: String]].self).value
+            #expect(ownEchoed["headers"]?["X-Own"] == "o" && ownEchoed["headers"]?["X-Session"] == "s")
+            #expect(
+                fromURLRequest.request?.cachePolicy == .reloadIgnoringLocalCacheData,
+                "the caller's URLRequest, kept"
+            )
+            #expect(fromURLRequest.requestHead?.headers["x-own"] == "o")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func anAuthorizationHeaderWinsOverUserInfo(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in

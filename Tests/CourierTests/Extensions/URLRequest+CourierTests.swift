@@ -40,13 +40,12 @@ import FoundationNetworking
 
     @Test func userInfoBecomesBasicAuthentication() throws {
         let request = URLRequest(url: try #require(URL(string: "http://ada:s%20cret@127.0.0.1:8080/get?a=1#f")))
-        let moved = request.movingUserInfoToAuthorization()
+        let moved = try movingUserInfo(of: request)
         #expect(moved.url?.absoluteString == "http://127.0.0.1:8080/get?a=1#f")
         #expect(
             moved.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("ada:s cret".utf8).base64EncodedString()
         )
-        let userOnly = URLRequest(url: try #require(URL(string: "http://ada@127.0.0.1/")))
-            .movingUserInfoToAuthorization()
+        let userOnly = try movingUserInfo(of: URLRequest(url: try #require(URL(string: "http://ada@127.0.0.1/"))))
         #expect(userOnly.url?.absoluteString == "http://127.0.0.1/")
         #expect(
             userOnly.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("ada:".utf8).base64EncodedString()
@@ -56,7 +55,7 @@ import FoundationNetworking
     @Test func anExistingAuthorizationIsKept() throws {
         var request = URLRequest(url: try #require(URL(string: "http://ada:secret@127.0.0.1/")))
         request.setValue("Bearer t", forHTTPHeaderField: "authorization")
-        let moved = request.movingUserInfoToAuthorization()
+        let moved = try movingUserInfo(of: request)
         #expect(moved.url?.absoluteString == "http://127.0.0.1/")
         #expect(moved.allHTTPHeaderFields?.count == 1)
         #expect(moved.value(forHTTPHeaderField: "Authorization") == "Bearer t")
@@ -64,6 +63,24 @@ import FoundationNetworking
 
     @Test func aURLWithoutUserInfoIsUntouched() throws {
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/a@b")))
-        #expect(request.movingUserInfoToAuthorization() == request)
+        #expect(try movingUserInfo(of: request) == request)
+    }
+
+    @Test func aHeadMadeOfPartsMovesUserInfoToo() throws {
+        let url = try #require(URL(string: "http://ada:s%20cret@127.0.0.1:8080/get?a=1#f"))
+        let moved = RequestHead(method: .get, url: url).movingUserInfoToAuthorization()
+        #expect(moved.url.absoluteString == "http://127.0.0.1:8080/get?a=1#f")
+        #expect(moved.headers["Authorization"] == "Basic " + Data("ada:s cret".utf8).base64EncodedString())
+        #expect(moved.urlRequest.value(forHTTPHeaderField: "Authorization") == moved.headers["Authorization"])
+        let kept = RequestHead(method: .get, url: url, headers: ["authorization": "Bearer t"])
+            .movingUserInfoToAuthorization()
+        #expect(kept.headers.count == 1)
+        #expect(kept.headers["Authorization"] == "Bearer t")
+    }
+
+    /// The URL's user info moved into `Authorization`, as Courier does before each attempt: on
+    /// the head read from `request`, which keeps that `URLRequest` in step.
+    private func movingUserInfo(of request: URLRequest) throws -> URLRequest {
+        try #require(RequestHead(request)).movingUserInfoToAuthorization().urlRequest
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one attempt sends, as Courier holds it: the method, the URL, the headers and the
+/// timeout, readable without building a `URLRequest`. It is to the request what ``ResponseHead``
+/// is to the response.
+///
+/// On Linux a `URLRequest` is a FoundationNetworking object whose every header change validates
+/// the value and searches the existing fields: building one and reading it back cost
+/// AsyncHTTPClient's transport more than a tenth of a request. A request made from a URL, a
+/// method and headers is carried as these parts; ``urlRequest`` builds the `URLRequest` only when
+/// something asks for it (``Request/request``, an adapter, a serializer or monitor written
+/// against `URLRequest`, or URLSession itself). A request that began as a `URLRequest` (a
+/// ``URLRequestConvertible`` of your own, an adapted request, a body set with
+/// `requestModifier`) keeps that `URLRequest`, with everything URLSession reads beyond these
+/// parts, and ``urlRequest`` returns it.
+public struct RequestHead: Sendable {
+    /// The method.
+    public private(set) var method: HTTPMethod
+    /// The URL.
+    public private(set) var url: URL
+    /// The header fields, in the order they go out.
+    public private(set) var headers: HTTPHeaders
+    /// The longest the attempt may go without sending or receiving a byte, in seconds.
+    public private(set) var timeoutInterval: TimeInterval
+    /// The `URLRequest` the head was read from, kept in step with the parts; `nil` for a head
+    /// made from parts.
+    private var source: URLRequest?
+
+    /// A head from its parts; the `URLRequest` is built only when asked for.
+    public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = HTTPHeaders(), timeoutInterval: TimeInterval = 60)
+    {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.timeoutInterval = timeoutInterval
+        source = nil
+    }
+
+    /// The head of `urlRequest`, which ``urlRequest`` then returns as it is; `nil` if it has no URL.
+    public init?(_ urlRequest: URLRequest) {
+        guard let url = urlRequest.url else { return nil }
+        self.url = url
+        method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
+        headers = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:])
+        timeoutInterval = urlRequest.timeoutInterval
+        source = urlRequest
+    }
+
+    /// The request as a `URLRequest`: the one the head was read from, or one built from the
+    /// parts (each time it is read: keep it if you read it often).
+    public var urlRequest: URLRequest {
+        if let source { return source }
+        var request = URLRequest(url: url, timeoutInterval: timeoutInterval)
+        request.httpMethod = method.rawValue
+        // One assignment: FoundationNetworking's per-header setter costs far more (see `addHeaders`).
+        if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
+        return request
+    }
+
+    /// The in-memory body of the `URLRequest` the head was read from, if it has one: what a
+    /// transport sends when it is given no body of its own.
+    public var httpBody: Data? { source?.httpBody }
+    /// The body stream of the `URLRequest` the head was read from, if it has one (read once).
+    public var httpBodyStream: InputStream? { source?.httpBodyStream }
+    /// Whether the head was read from a `URLRequest`.
+    var isFromURLRequest: Bool { source != nil }
+
+    /// Adds `headers`, keeping a header the head has already under the same name unless `replacing`.
+    mutating func addHeaders(_ added: HTTPHeaders, replacing: Bool) {
+        guard !added.isEmpty else { return }
+        for header in added where replacing || headers.value(for: header.name) == nil {
+            headers.update(header)
+        }
+        source?.addHeaders(added, replacing: replacing)
+    }
+
+    /// Sets header `name` to `value`, or removes it when `value` is `nil`.
+    mutating func setHeader(_ value: String?, for name: String) {
+        headers[name] = value
+        source?.setValue(value, forHTTPHeaderField: name)
+    }
+
+    /// The head with the URL's user info (`http://user:pass@host/`) taken out of the URL and,
+    /// unless the head has an `Authorization` header already, sent as `Authorization: Basic`.
+    ///
+    /// URLSession would send the user info as Basic authentication and AsyncHTTPClient would
+    /// ignore it; done here, for every attempt, both transports send the same request. Out of the
+    /// URL, the credentials cannot reach a log line, a description or an error message that
+    /// prints the URL; the header is redacted where Courier prints headers.
+    func movingUserInfoToAuthorization() -> RequestHead {
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return self }
+        let user = components.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 } ?? ""
+        let password = components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 } ?? ""
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        guard let stripped = components.url else { return self }
+        var head = self
+        head.url = stripped
+        head.source?.url = stripped
+        if headers.value(for: "Authorization") == nil {
+            let token = Data("\(user):\(password)".utf8).base64EncodedString()
+            head.setHeader("Basic \(token)", for: "Authorization")
+        }
+        return head
+    }
+}
+
+/// The request a response reports (``DataResponse``, ``DownloadResponse``,
+/// ``DataStreamRequest/Completion``): the `URLRequest` it was given, or the head Courier sent,
+/// whose `URLRequest` is built only when read.
+enum ReportedRequest: Sendable {
+    case urlRequest(URLRequest)
+    case head(RequestHead)
+
+    init?(_ urlRequest: URLRequest?) {
+        guard let urlRequest else { return nil }
+        self = .urlRequest(urlRequest)
+    }
+
+    init?(_ head: RequestHead?) {
+        guard let head else { return nil }
+        self = .head(head)
+    }
+
+    var urlRequest: URLRequest {
+        switch self {
+        case .urlRequest(let request): return request
+        case .head(let head): return head.urlRequest
+        }
+    }
+
+    var head: RequestHead? {
+        switch self {
+        case .urlRequest(let request): return RequestHead(request)
+        case .head(let head): return head
+        }
+    }
+}
