@@ -92,6 +92,12 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Decompression has no limit of its own here: a request's body is bounded after
     /// decompression by `Session.Configuration.maximumResponseBodySize`, the same on both
     /// transports. (A ratio limit rejected ordinary JSON, which compresses past 100:1.)
+    ///
+    /// No read timeout either: each task fails after its request's `timeoutInterval` without a
+    /// byte sent or received (`Session.Configuration.timeoutInterval`, 60 s by default), as on
+    /// URLSession. A request whose interval is zero, negative or not finite waits as long as the
+    /// server keeps the connection open; give your own client a read timeout if you want one
+    /// regardless.
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,

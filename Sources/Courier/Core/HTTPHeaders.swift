@@ -163,13 +163,15 @@ public struct HTTPHeaders: Hashable, Sendable {
     /// Makes room for `count` headers in all, so that building a large set allocates once.
     mutating func reserveCapacity(_ count: Int) {
         headers.reserveCapacity(count)
-        if count > Self.scannedDirectly { positions = positions ?? [:] }
+        guard count > Self.scannedDirectly else { return }
+        if positions == nil { reindex(creating: true) }
         positions?.reserveCapacity(count)
     }
 
-    /// Rebuilds `positions` from `headers`, or drops it for a few headers.
-    private mutating func reindex() {
-        guard headers.count > Self.scannedDirectly || positions != nil else { return }
+    /// Rebuilds `positions` from `headers` when there is one (or `creating` one, or the headers
+    /// have grown past ``scannedDirectly``).
+    private mutating func reindex(creating: Bool = false) {
+        guard creating || headers.count > Self.scannedDirectly || positions != nil else { return }
         var rebuilt = positions ?? [:]
         rebuilt.removeAll(keepingCapacity: true)
         for (index, header) in headers.enumerated() { rebuilt[Self.key(for: header.name)] = index }

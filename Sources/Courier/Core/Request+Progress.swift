@@ -147,25 +147,43 @@ extension Request {
 
     /// Once finished: on success a last update at 1.0 (the total is then what was transferred,
     /// even if unknown before), then the listeners are let go and the sequences end.
-    func finishProgress() {
-        let (succeeded, download, upload) = mutableState.withLock { state in
-            defer {
-                state.downloadReporter = ProgressReporter()
-                state.uploadReporter = ProgressReporter()
-            }
-            let download = (state.downloadReporter, state.bytesReceived)
-            // Only a request that sent a body reports upload progress.
-            let sentBody = state.bytesSent > 0 || state.bytesExpectedToSend > 0
-            return (state.error == nil, download, (state.uploadReporter, sentBody ? state.bytesSent : nil))
+    /// The last progress to report as the request finishes, taken under the lock with the rest of
+    /// what finishing takes; `nil` when nobody listens (most requests).
+    struct FinalProgress {
+        let succeeded: Bool
+        let download: (reporter: ProgressReporter, received: Int64)
+        let upload: (reporter: ProgressReporter, sent: Int64?)
+    }
+
+    /// Under the lock: takes the listeners of both directions for ``finishProgress(_:)``, leaving
+    /// none behind, or `nil` when there are none.
+    static func takeFinalProgress(_ state: inout MutableState) -> FinalProgress? {
+        guard state.downloadReporter.hasListeners || state.uploadReporter.hasListeners else { return nil }
+        defer {
+            state.downloadReporter = ProgressReporter()
+            state.uploadReporter = ProgressReporter()
         }
-        if succeeded, download.0.hasListeners {
+        // Only a request that sent a body reports upload progress.
+        let sentBody = state.bytesSent > 0 || state.bytesExpectedToSend > 0
+        return FinalProgress(
+            succeeded: state.error == nil,
+            download: (state.downloadReporter, state.bytesReceived),
+            upload: (state.uploadReporter, sentBody ? state.bytesSent : nil)
+        )
+    }
+
+    /// After the lock, before any response handler: the last update (1.0 on success), and the
+    /// end of every progress sequence.
+    func finishProgress(_ final: FinalProgress) {
+        let (download, upload) = (final.download, final.upload)
+        if final.succeeded, download.reporter.hasListeners {
             // An empty body is complete too: 1 of 1.
-            Self.deliver(completed: max(download.1, 1), total: max(download.1, 1), to: download.0)
+            Self.deliver(completed: max(download.received, 1), total: max(download.received, 1), to: download.reporter)
         }
-        if succeeded, upload.0.hasListeners, let sent = upload.1 {
-            Self.deliver(completed: max(sent, 1), total: max(sent, 1), to: upload.0)
+        if final.succeeded, upload.reporter.hasListeners, let sent = upload.sent {
+            Self.deliver(completed: max(sent, 1), total: max(sent, 1), to: upload.reporter)
         }
-        download.0.streams.forEach { $0.finish() }
-        upload.0.streams.forEach { $0.finish() }
+        download.reporter.streams.forEach { $0.finish() }
+        upload.reporter.streams.forEach { $0.finish() }
     }
 }

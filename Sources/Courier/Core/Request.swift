@@ -170,8 +170,6 @@ public class Request: @unchecked Sendable {
         var state = MutableState()
         state.session = session
         self.mutableState = Protected(state)
-        // First of the finish handlers: the last progress update comes before any response handler.
-        appendFinishHandler(resumingRequest: false) { [weak self] in self?.finishProgress() }
     }
 
     // MARK: - Reading
@@ -204,8 +202,6 @@ public class Request: @unchecked Sendable {
     /// The latest attempt's method, URL and headers, or `nil` if building the request failed:
     /// ``lastRequest`` without a `URLRequest` built for it.
     public var requestHead: RequestHead? { mutableState.withLock { $0.requests.last } }
-    /// ``requestHead``, under the name the session's own code reads it by.
-    var lastHead: RequestHead? { requestHead }
     /// The latest attempt's response head, or `nil` if none arrived.
     ///
     /// On Linux over AsyncHTTPClient the `HTTPURLResponse` is built on first use (see
@@ -316,12 +312,15 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         // Cancelling and finishing happen under one lock, so no completion or validation can
         // finish the request in between with another outcome.
-        let outcome = mutableState.withLock { state -> Finishing? in
-            guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
-            return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
-        }
-        guard let outcome else { return self }
-        complete(outcome, stopsWork: true, isCancellation: true)
+        // One binding, consumed by `complete`: a second (`guard let x` over an optional) would keep
+        // what finishing took, the session with it, alive until this returns (in debug builds).
+        guard
+            let outcome = mutableState.withLock({ state -> Finishing? in
+                guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
+                return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
+            })
+        else { return self }
+        complete(consume outcome, stopsWork: true, isCancellation: true)
         return self
     }
 
@@ -456,27 +455,52 @@ public class Request: @unchecked Sendable {
             finish(error: error)
             return
         }
-        let decision = mutableState.withLock { state -> (isRunning: Bool, session: Session?) in
-            guard state.machine.awaitRetryDecision() else { return (false, nil) }
+        let isRunning = mutableState.withLock { state -> Bool in
+            guard state.machine.awaitRetryDecision() else { return false }
             state.error = error  // visible to the retriers
-            // A suspended request let go of its session; the session may still be there.
-            return (true, state.session ?? weakSession)
+            return true
         }
-        guard decision.isRunning else { return }
-        guard let session = decision.session else {
-            finish(error: error)
-            return
-        }
+        guard isRunning else { return }
+        // Nothing in this frame holds the session: a request nobody asks about finishes with its
+        // session free to go (a caller resumed by a handler may drop it at once).
+        if !askRetriers(dueTo: error) { finish(error: error) }
+    }
+
+    /// Hands the decision to the session's retriers, or returns `false` when there is no session
+    /// or no retrier to ask.
+    private func askRetriers(dueTo error: CourierError) -> Bool {
+        // A suspended request let go of its session; the session may still be there.
+        guard let session = weakSession, session.hasRetrier(for: self) else { return false }
         session.retryResult(for: self, dueTo: error) { [self] result in
             switch result {
             case .retry, .retryWithDelay:
-                session.retryRequest(self, withDelay: result.delay)
+                retry(afterDelay: result.delay, dueTo: error)
             case .doNotRetry:
                 finish(error: error)
             case .doNotRetryWithError(let retryError):
                 finish(error: .requestRetryFailed(retryError: retryError, originalError: error))
             }
         }
+        return true
+    }
+
+    /// Starts the next attempt, after `delay` seconds if given, unless the delay would end past
+    /// ``Session/Configuration/requestDeadline`` (the request then fails with its last error) or
+    /// the session is gone.
+    private func retry(afterDelay delay: TimeInterval?, dueTo error: CourierError) {
+        let delay = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
+        if let remaining = timeUntilDeadline, .nanoseconds(Int64(delay * 1e9)) >= remaining {
+            finish()
+            return
+        }
+        if !scheduleRetry(afterDelay: delay) { finish(error: error) }
+    }
+
+    /// Has the session schedule the retry; `false` if the session is gone.
+    private func scheduleRetry(afterDelay delay: TimeInterval) -> Bool {
+        guard let session = weakSession else { return false }
+        session.retryRequest(self, withDelay: delay)
+        return true
     }
 
     /// Readies the request for its next attempt and returns `true`, or `false` if it was cancelled
@@ -565,12 +589,13 @@ public class Request: @unchecked Sendable {
                 userInfo: [NSLocalizedDescriptionKey: "The request's deadline of \(seconds) s passed."]
             )
         )
-        let outcome = mutableState.withLock { state -> Finishing? in
-            guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
-            return Self.takeFinishHandlers(&state, error: error)
-        }
-        guard let outcome else { return }
-        complete(outcome, stopsWork: true, isCancellation: false)
+        guard
+            let outcome = mutableState.withLock({ state -> Finishing? in
+                guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
+                return Self.takeFinishHandlers(&state, error: error)
+            })
+        else { return }
+        complete(consume outcome, stopsWork: true, isCancellation: false)
     }
 
     // MARK: - Finishing
@@ -601,9 +626,10 @@ public class Request: @unchecked Sendable {
     /// whether this call ended it (`false` if it had ended already).
     @discardableResult
     func finish(error: CourierError? = nil) -> Bool {
-        let finishing = mutableState.withLock { Self.takeFinishHandlers(&$0, error: error) }
-        guard let finishing else { return false }
-        complete(finishing, stopsWork: false, isCancellation: false)
+        guard let finishing = mutableState.withLock({ Self.takeFinishHandlers(&$0, error: error) }) else {
+            return false
+        }
+        complete(consume finishing, stopsWork: false, isCancellation: false)
         return true
     }
 
@@ -614,13 +640,17 @@ public class Request: @unchecked Sendable {
     /// nothing else holding it.
     private func complete(_ finishing: consuming Finishing, stopsWork: Bool, isCancellation: Bool) {
         let handlers = finishing.handlers
+        let progress = finishing.progress
         if stopsWork {
             finishing.pendingWork?.cancel()
             finishing.task?.cancel()
         }
+        // A suspended request let go of its session; the session may still be there.
+        (finishing.session ?? weakSession)?.requestDidFinish(self)
         _ = consume finishing
         if isCancellation { eventMonitor?.requestDidCancel(self) }
         eventMonitor?.requestDidFinish(self)
+        if let progress { finishProgress(progress) }
         handlers.forEach { $0() }
     }
 
@@ -638,12 +668,14 @@ public class Request: @unchecked Sendable {
         var deadlineTask: Task<Void, Never>?
         var validators: [Validator]
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
+        /// The last progress update, delivered before any handler runs.
+        var progress: FinalProgress?
     }
 
     /// Under the lock: marks the request finished, records `error` (the first finisher's error
     /// wins, and a cancellation's replaces a failed attempt's), and hands back the waiting
     /// handlers, or `nil` if it had finished already. Validators are dropped, since they are done
-    /// and may capture the request (progress listeners go in ``finishProgress()``).
+    /// and may capture the request (progress listeners go in ``takeFinalProgress(_:)``).
     private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> Finishing? {
         guard state.machine.finish() else { return nil }
         if let error { state.error = error }
@@ -656,7 +688,8 @@ public class Request: @unchecked Sendable {
             attempts: (state.attempt, state.headCheckAttempt),
             deadlineTask: state.deadlineTask,
             validators: state.validators,
-            headValidator: state.headValidator
+            headValidator: state.headValidator,
+            progress: takeFinalProgress(&state)
         )
         state.finishHandlers = []
         state.pendingWork = nil

@@ -218,8 +218,6 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         )
     }
 
-    /// A serial queue for one request's serializers, on the session's serialization queue.
-
     /// The monitor requests report to, or `nil` when the session has none (saving the calls).
     var requestEventMonitor: (any EventMonitor)? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
 
@@ -231,15 +229,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             return true
         }
         eventMonitor.requestDidCreate(request)
-        if accepted {
-            // Weak both ways: the handler sits in the request, and runs while the request is alive.
-            request.appendFinishHandler(resumingRequest: false) { [weak self, weak request] in
-                guard let request else { return }
-                self?.requestDidFinish(request)
-            }
-        } else {
-            request.finish(error: .sessionInvalidated(nil))
-        }
+        // A registered request tells the session itself when it finishes (`requestDidFinish(_:)`).
+        if !accepted { request.finish(error: .sessionInvalidated(nil)) }
         return request
     }
 
@@ -339,27 +330,25 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         }
         let budget = configuration.retryBudget
         request.setPendingWork(
-            Task {
-                let result = await retrier.retry(request, for: self, dueTo: error)
+            // Weak: the session is held only while the retrier runs, not while the request acts
+            // on the answer (it may finish, and a caller resumed then may drop the session).
+            Task { [weak self] in
+                var result = RetryResult.doNotRetry
+                if let session = self { result = await retrier.retry(request, for: session, dueTo: error) }
                 // Over budget, the request fails with its own error, as if the retrier had said no.
-                if result.retryRequired, let budget, !budget.spendRetry() {
-                    completion(.doNotRetry)
-                } else {
-                    completion(result)
-                }
+                if result.retryRequired, let budget, !budget.spendRetry() { result = .doNotRetry }
+                completion(result)
             }
         )
     }
 
-    /// Starts the request's next attempt, after `delay` seconds if given, unless it is cancelled
-    /// first, a ``RetryTrigger`` or a success on the same origin starts it sooner, or the delay
-    /// would end past ``Configuration/requestDeadline`` (the request then fails with its last error).
-    func retryRequest(_ request: Request, withDelay delay: TimeInterval?) {
-        let delay = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
-        if let remaining = request.timeUntilDeadline, .nanoseconds(Int64(delay * 1e9)) >= remaining {
-            request.finish()
-            return
-        }
+    /// Whether the request's or the session's interceptor may retry the request.
+    func hasRetrier(for request: Request) -> Bool { interceptor(for: request) != nil }
+
+    /// Starts the request's next attempt after `delay` seconds (clamped to 0...1e9 by the
+    /// request, which checked it against its deadline), unless it is cancelled first, or a
+    /// ``RetryTrigger`` or a success on the same origin starts it sooner.
+    func retryRequest(_ request: Request, withDelay delay: TimeInterval) {
         guard delay > 0 else {
             if request.prepareForRetry() { startAttempt(of: request) }
             return
@@ -378,7 +367,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             startAttempt(of: request)
         }
         let waiting = WaitingRetry(
-            origin: request.lastHead.flatMap { RetryTriggerEvent.origin(of: $0.url) },
+            origin: request.requestHead.flatMap { RetryTriggerEvent.origin(of: $0.url) },
             retryCount: retryCount,
             isServerDelay: request.responseHead?.value(forHTTPHeaderField: "Retry-After") != nil,
             start: start
@@ -419,8 +408,8 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     var waitingRetryCount: Int { registry.withLock { $0.waitingRetries.count } }
 
     /// Forgets a finished request; when it succeeded, the requests waiting to retry on its origin
-    /// may go at once.
-    private func requestDidFinish(_ request: Request) {
+    /// may go at once. The request calls it as it finishes, before its handlers run.
+    func requestDidFinish(_ request: Request) {
         let othersWait = registry.withLock { state -> Bool in
             state.requests.removeValue(forKey: request.id)
             state.waitingRetries.removeValue(forKey: request.id)
@@ -429,7 +418,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         // The head, not `response`: building an HTTPURLResponse costs more than a request.
         guard othersWait, configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
             let status = request.responseHead?.statusCode, status < 400,
-            let url = request.lastHead?.url, let origin = RetryTriggerEvent.origin(of: url)
+            let url = request.requestHead?.url, let origin = RetryTriggerEvent.origin(of: url)
         else { return }
         // The request may have finished on the transport's thread: start the others off it.
         DispatchQueue.global().async { [weak self] in self?.startWaitingRetries(for: .origin(origin)) }
@@ -464,6 +453,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
     private static func validate(_ head: RequestHead) throws(CourierError) {
         if let problem = URLValidation.problem(with: head.url) { throw problem }
+        // An adapter or a convertible of the caller's may set any method: one with a space or a
+        // line break would forge the request line.
+        guard head.method.isValidToken else {
+            throw .invalidHeader(name: "method", reason: "the method \"\(head.method)\" is not a valid token")
+        }
         if let (header, reason) = head.headers.firstInvalidity {
             throw .invalidHeader(name: header.name, reason: reason)
         }

@@ -164,6 +164,8 @@ public struct DataResponseSerializer: ResponseSerializer {
         try bodyData(request: request, statusCode: head?.statusCode, data: data, error: error)
     }
 
+    /// Serializes reading only the request head's method (for ``emptyRequestMethods``): no
+    /// `URLRequest` is built.
     public func serialize(
         requestHead: RequestHead?,
         head: ResponseHead?,
@@ -219,6 +221,8 @@ public struct StringResponseSerializer: ResponseSerializer {
         try text(of: bodyData(request: request, statusCode: head?.statusCode, data: data, error: error), head: head)
     }
 
+    /// Serializes reading only the request head's method (for ``emptyRequestMethods``): no
+    /// `URLRequest` is built.
     public func serialize(
         requestHead: RequestHead?,
         head: ResponseHead?,
@@ -298,6 +302,8 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
         try value(of: bodyData(request: request, statusCode: head?.statusCode, data: data, error: error))
     }
 
+    /// Serializes reading only the request head's method (for ``emptyRequestMethods``): no
+    /// `URLRequest` is built.
     public func serialize(
         requestHead: RequestHead?,
         head: ResponseHead?,

@@ -118,12 +118,17 @@ extension Request {
 
 /// Matching a response's media type against acceptable ones.
 enum ContentTypeValidation {
-    /// The failure for `responseContentType` against `acceptable`, or `nil` if it passes.
-    static func failure(acceptable: [String], responseContentType: String?, bodyIsEmpty: Bool) -> CourierError? {
+    /// The failure for `responseContentType` against `acceptable`, or `nil` if it passes. The
+    /// content type is read only when it matters: most requests accept anything.
+    static func failure(
+        acceptable: [String],
+        responseContentType readContentType: @autoclosure () -> String?,
+        bodyIsEmpty: Bool
+    ) -> CourierError? {
         if bodyIsEmpty || acceptable.contains(where: { $0.trimmingHTTPWhitespace == "*/*" }) {
             return nil
         }
-        guard let responseContentType, let responseType = MediaType(responseContentType) else {
+        guard let responseContentType = readContentType(), let responseType = MediaType(responseContentType) else {
             return .responseValidationFailed(.missingContentType(acceptableContentTypes: acceptable))
         }
         for candidate in acceptable {

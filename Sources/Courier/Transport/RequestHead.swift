@@ -66,8 +66,6 @@ public struct RequestHead: Sendable {
     public var httpBody: Data? { source?.httpBody }
     /// The body stream of the `URLRequest` the head was read from, if it has one (read once).
     public var httpBodyStream: InputStream? { source?.httpBodyStream }
-    /// Whether the head was read from a `URLRequest`.
-    var isFromURLRequest: Bool { source != nil }
 
     /// Adds `headers`, keeping a header the head has already under the same name unless `replacing`.
     mutating func addHeaders(_ added: HTTPHeaders, replacing: Bool) {
@@ -111,9 +109,8 @@ public struct RequestHead: Sendable {
     }
 }
 
-/// The request a response reports (``DataResponse``, ``DownloadResponse``,
-/// ``DataStreamRequest/Completion``): the `URLRequest` it was given, or the head Courier sent,
-/// whose `URLRequest` is built only when read.
+/// The request a ``DataResponse`` reports: the `URLRequest` it was given, or the head Courier
+/// sent, whose `URLRequest` is built only when read.
 enum ReportedRequest: Sendable {
     case urlRequest(URLRequest)
     case head(RequestHead)

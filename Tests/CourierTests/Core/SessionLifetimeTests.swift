@@ -128,3 +128,28 @@ private final class InvalidationRecorder: Transport {
         } ?? false
     }
 }
+
+extension SessionLifetimeTests {
+    /// How a request ends, for `aFinishedRequestHasLetGoOfItsSessionWhenItsCallerResumes`.
+    enum Ending: String, CaseIterable, Sendable {
+        case success, failure, retrierSaysNo
+    }
+
+    /// By the time an awaiting caller resumes, the request no longer holds its session, however
+    /// it ended: a caller that then drops its own reference ends the session at once.
+    @Test(arguments: TransportKind.allCases, Ending.allCases)
+    func aFinishedRequestHasLetGoOfItsSessionWhenItsCallerResumes(transport: TransportKind, ending: Ending) async throws
+    {
+        try await TestServer.withRunningServer { server in
+            let interceptor: Interceptor? =
+                ending == .retrierSaysNo ? Interceptor(retriers: [Retrier { _, _, _ in .doNotRetry }]) : nil
+            var session: Session? = Session(transport: transport.makeTransport(), interceptor: interceptor)
+            let path = ending == .success ? "/get" : "/status/500"
+            let result = await session?.request(server.url(path)).validate().serializingData().result
+            #expect((result?.failure == nil) == (ending == .success))
+            weak let released = session
+            session = nil
+            #expect(released == nil, "nothing but the caller held the session once the request finished")
+        }
+    }
+}
