@@ -36,3 +36,30 @@ public func readToEnd(_ handle: FileHandle) -> Data {
         data.append(chunk)
     }
 }
+
+/// The executable `name` that `swift build` put in the build products folder beside this test
+/// bundle, and the places searched. On Linux the bundle is `CourierPackageTests.xctest` in that
+/// folder; on macOS the test runner lives deeper inside the bundle, so a few parents are tried.
+public func builtExecutable(named name: String) -> (url: URL?, searched: [String]) {
+    let manager = FileManager.default
+    var starts: [URL] = []
+    if let executable = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        starts.append(URL(fileURLWithPath: executable))
+    }
+    starts.append(Bundle.main.bundleURL)
+    if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first)) }
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        starts.append(bundle.bundleURL)
+    }
+    var searched: [String] = []
+    for start in starts {
+        var folder = start.deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent(name)
+            searched.append(candidate.path)
+            if manager.isExecutableFile(atPath: candidate.path) { return (candidate, searched) }
+            folder = folder.deletingLastPathComponent()
+        }
+    }
+    return (nil, searched)
+}

@@ -31,24 +31,6 @@ import Testing
     /// The check program, in the build products folder beside this test bundle (the test target
     /// depends on it, so `swift build --build-tests` builds it first).
     private static func checkBinary() -> URL? {
-        let manager = FileManager.default
-        var starts: [URL] = []
-        if let executable = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            starts.append(URL(fileURLWithPath: executable))
-        }
-        starts.append(Bundle.main.bundleURL)
-        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first)) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            starts.append(bundle.bundleURL)
-        }
-        for start in starts {
-            var folder = start.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = folder.appendingPathComponent("courier-default-transport-check")
-                if manager.isExecutableFile(atPath: candidate.path) { return candidate }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        return nil
+        builtExecutable(named: "courier-default-transport-check").url
     }
 }

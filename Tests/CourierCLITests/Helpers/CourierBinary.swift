@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -33,25 +34,7 @@ enum CourierBinary {
             return manager.isExecutableFile(atPath: override)
                 ? .success(URL(fileURLWithPath: override)) : .failure(LookupError(searched: [override]))
         }
-        var starts: [URL] = []
-        if let executable = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            starts.append(URL(fileURLWithPath: executable))
-        }
-        starts.append(Bundle.main.bundleURL)
-        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first)) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            starts.append(bundle.bundleURL)
-        }
-        var searched: [String] = []
-        for start in starts {
-            var folder = start.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = folder.appendingPathComponent("courier")
-                searched.append(candidate.path)
-                if manager.isExecutableFile(atPath: candidate.path) { return .success(candidate) }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        return .failure(LookupError(searched: searched))
+        let (url, searched) = builtExecutable(named: "courier")
+        return url.map { .success($0) } ?? .failure(LookupError(searched: searched))
     }
 }
