@@ -426,12 +426,11 @@ public final class Session: RequestDelegate, @unchecked Sendable {
 
     // MARK: - Attempts
 
-    /// The request as built (and modified), with the session's headers, checked once: user info
-    /// leaves the URL (adapters and monitors never see it there), then the URL and the headers
-    /// are validated. An adapted request is checked again in ``perform(_:for:isAdapted:)``.
     /// The head of the first attempt: the caller's URL, method and headers (or their
-    /// `URLRequest`), the session's headers where the caller set none, and the URL's user info
-    /// moved into `Authorization`; checked before anything is sent.
+    /// `URLRequest`) with the session's headers where the caller set none, checked once: user
+    /// info leaves the URL for `Authorization` (adapters and monitors never see it there), then
+    /// the URL, the method and the headers are validated. An adapted request is checked again in
+    /// ``perform(_:for:isAdapted:)``.
     private func makeInitialHead(from convertible: any URLRequestConvertible) throws -> RequestHead {
         var head: RequestHead
         if let own = convertible as? RequestConvertible {
