@@ -469,9 +469,10 @@ public class Request: @unchecked Sendable {
     /// Hands the decision to the session's retriers, or returns `false` when there is no session
     /// or no retrier to ask.
     private func askRetriers(dueTo error: CourierError) -> Bool {
-        // A suspended request let go of its session; the session may still be there.
-        guard let session = weakSession, session.hasRetrier(for: self) else { return false }
-        session.retryResult(for: self, dueTo: error) { [self] result in
+        // A suspended request let go of its session; the session may still be there. Only the
+        // plan is read from it: the decision runs on its own, holding nothing of the session.
+        guard let plan = weakSession?.retryPlan(for: self) else { return false }
+        Session.decideRetry(of: self, by: plan.retrier, budget: plan.budget, dueTo: error) { [self] result in
             switch result {
             case .retry, .retryWithDelay:
                 retry(afterDelay: result.delay, dueTo: error)

@@ -318,32 +318,38 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         )
     }
 
-    /// Asks the request's and the session's interceptors, in that order, whether to retry.
-    func retryResult(
-        for request: Request,
+    /// Who decides the request's retries (its own interceptor, then the session's, composed) and
+    /// the session's retry budget; `nil` when there is no interceptor.
+    func retryPlan(for request: Request) -> (retrier: any RequestInterceptor, budget: RetryBudget?)? {
+        interceptor(for: request).map { ($0, configuration.retryBudget) }
+    }
+
+    /// Asks `retrier` whether to retry `request`, in a task the request holds (cancelling the
+    /// request cancels it), and calls `completion` with the answer, or `.doNotRetry` when the
+    /// budget is spent.
+    ///
+    /// Static, and the session looked up through the request: nothing holds the session but the
+    /// retrier's own call, so a request that then finishes leaves it free to go by the time its
+    /// caller resumes (the caller may drop it at once).
+    static func decideRetry(
+        of request: Request,
+        by retrier: any RequestInterceptor,
+        budget: RetryBudget?,
         dueTo error: CourierError,
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
-        guard let retrier = interceptor(for: request) else {
-            completion(.doNotRetry)
-            return
-        }
-        let budget = configuration.retryBudget
         request.setPendingWork(
-            // Weak: the session is held only while the retrier runs, not while the request acts
-            // on the answer (it may finish, and a caller resumed then may drop the session).
-            Task { [weak self] in
+            Task {
                 var result = RetryResult.doNotRetry
-                if let session = self { result = await retrier.retry(request, for: session, dueTo: error) }
+                if let session = request.weakSession {
+                    result = await retrier.retry(request, for: session, dueTo: error)
+                }
                 // Over budget, the request fails with its own error, as if the retrier had said no.
                 if result.retryRequired, let budget, !budget.spendRetry() { result = .doNotRetry }
                 completion(result)
             }
         )
     }
-
-    /// Whether the request's or the session's interceptor may retry the request.
-    func hasRetrier(for request: Request) -> Bool { interceptor(for: request) != nil }
 
     /// Starts the request's next attempt after `delay` seconds (clamped to 0...1e9 by the
     /// request, which checked it against its deadline), unless it is cancelled first, or a
