@@ -377,6 +377,14 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     private func holds(_ event: HeldEvent) -> Bool {
         guard !URLSessionTransport.pausesTransfers else { return false }
         let overflows = state.withLock { state -> Bool? in
+            // A cancellation is the caller's, a stop Courier's: the completion goes through even
+            // while suspended. Decided under the lock that holds it, so a cancel() between the
+            // check and the holding cannot leave the completion held with nobody to release it
+            // (a stream rejected on its head hung that way).
+            if case .completion = event, state.isCancelled || state.stopReason != nil {
+                state.heldEvents.removeAll()
+                return nil
+            }
             guard state.isSuspended || !state.heldEvents.isEmpty else { return nil }
             if case .data(let data) = event {
                 state.heldBytes += data.count
@@ -469,12 +477,7 @@ final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
     }
 
     func didComplete(with error: (any Error)?) {
-        // A cancellation is the caller's, a stop Courier's: either goes through even while suspended.
-        if state.withLock({ $0.isCancelled || $0.stopReason != nil }) {
-            state.withLock { $0.heldEvents.removeAll() }
-        } else if holds(.completion(error)) {
-            return
-        }
+        if holds(.completion(error)) { return }
         deliverCompletion(with: error)
     }
 
