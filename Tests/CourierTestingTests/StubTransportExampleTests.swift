@@ -23,6 +23,19 @@ import Testing
         await session.invalidate()
     }
 
+    @Test func aManualClockRunsARetryPolicysDelayWithoutWaiting() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport([.failure(URLError(.networkConnectionLost)), .status(200, body: Data("ok".utf8))])
+        let session = Session(transport: transport, interceptor: RetryPolicy(), clock: clock)
+        let response = Task { await session.request("https://api.example.com/items").serializingData().response }
+        let ready: Void? = await value(within: 20) { try? await clock.waitForSleepers(count: 1) }
+        try #require(ready != nil, "the request never waited out a delay")
+        clock.advance(by: .seconds(60))
+        #expect(await response.value.value == Data("ok".utf8))
+        #expect(transport.requests.count == 2)
+        await session.invalidate()
+    }
+
     @Test func aGateStopsTheRequestWhereTheTestWantsIt() async throws {
         let transport = StubTransport()
         let gate = StubGate()

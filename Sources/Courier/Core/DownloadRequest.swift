@@ -366,15 +366,15 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// The server could not serve the rest: one more attempt, for the whole body.
     private func startOver() {
-        let (isRunning, session) = mutableState.withLock {
-            ($0.machine.awaitRetryDecision(), $0.session ?? weakSession)
+        let (isRunning, retryCount, hasSession) = mutableState.withLock {
+            ($0.machine.awaitRetryDecision(), $0.retryCount, $0.session != nil || weakSession != nil)
         }
         guard isRunning else { return }
-        guard let session else {
+        guard hasSession else {
             finish(error: .sessionInvalidated(nil))
             return
         }
-        if prepareForRetry() { session.startAttempt(of: self) }
+        retryNow(endingWaitFor: retryCount)
     }
 
     /// On the file queue: moves the complete file to the destination, then finishes.

@@ -74,10 +74,14 @@ public class Request: @unchecked Sendable {
         /// Counts changes to what the task should be doing (running, paused, held back), so that
         /// callers racing to apply them can tell whether what they applied is still current.
         var taskGeneration: UInt64 = 0
-        /// The adaptation, retry decision or retry delay under way, cancelled with the request.
+        /// The adaptation or retry decision under way, cancelled with the request.
         var pendingWork: Task<Void, Never>?
-        /// When the request fails if still running, over all its attempts and retry delays.
-        var deadline: ContinuousClock.Instant?
+        /// The retry delay under way, cancelled with the request or when a trigger starts the
+        /// retry sooner.
+        var retryWait: Task<Void, Never>?
+        /// When the request fails if still running, over all its attempts and retry delays, on
+        /// the session's clock.
+        var deadline: Duration?
         /// Fails the request at ``deadline``; cancelled when the request finishes.
         var deadlineTask: Task<Void, Never>?
         var responseHead: ResponseHead?
@@ -342,7 +346,7 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Holds `work` (an adaptation, a retry decision or delay) so cancelling the request cancels it.
+    /// Holds `work` (an adaptation or a retry decision) so that cancelling the request cancels it.
     func setPendingWork(_ work: Task<Void, Never>) {
         let isOver = mutableState.withLock { state -> Bool in
             if state.machine.hasFinished { return true }
@@ -485,33 +489,63 @@ public class Request: @unchecked Sendable {
         return true
     }
 
-    /// Starts the next attempt, after `delay` seconds if given, unless the delay would end past
-    /// ``Session/Configuration/requestDeadline`` (the request then fails with its last error) or
-    /// the session is gone.
+    /// Starts the next attempt: now, or after `delay` seconds on the session's clock unless a
+    /// ``RetryTrigger`` or a success on the same origin starts it sooner. A delay that would end
+    /// at or past ``Session/Configuration/requestDeadline`` fails the request with its last error
+    /// instead, and so does a session that is gone.
     private func retry(afterDelay delay: TimeInterval?, dueTo error: CourierError) {
-        let delay = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
-        if let remaining = timeUntilDeadline, .nanoseconds(Int64(delay * 1e9)) >= remaining {
-            finish()
+        // The clock, not the session: nothing in this frame holds the session while the request
+        // finishes (see `retryOrFinish`).
+        guard let clock = weakSession?.clock else {
+            finish(error: error)
             return
         }
-        if !scheduleRetry(afterDelay: delay) { finish(error: error) }
+        let (deadline, retryCount) = mutableState.withLock { ($0.deadline, $0.retryCount) }
+        let now = clock.now()
+        switch RetrySchedule.decide(delay: delay, now: now, deadline: deadline) {
+        case .pastDeadline:
+            finish(error: error)
+        case .retryNow:
+            retryNow(endingWaitFor: retryCount)
+        case .wait(let due):
+            guard let isRecorded = weakSession?.recordRetryWait(of: self, retryCount: retryCount, due: due) else {
+                finish(error: error)
+                return
+            }
+            guard isRecorded else { return }  // Finished meanwhile.
+            eventMonitor?.request(self, willRetryAfter: RetrySchedule.seconds(due - now))
+            // The sleep holds the request: one that nobody else holds still gets its retry.
+            let sleep = Task { [self] in
+                try? await clock.sleep(due)
+                guard !Task.isCancelled else { return }
+                weakSession?.retryWaitEnded(for: self, retryCount: retryCount)
+                retryNow(endingWaitFor: retryCount)
+            }
+            let isCurrent = mutableState.withLock { state -> Bool in
+                guard !state.machine.hasFinished, state.retryCount == retryCount else { return false }
+                state.retryWait = sleep
+                return true
+            }
+            // Finished, or a trigger started the retry already: nothing to wait for.
+            if !isCurrent { sleep.cancel() }
+        }
     }
 
-    /// Has the session schedule the retry; `false` if the session is gone.
-    private func scheduleRetry(afterDelay delay: TimeInterval) -> Bool {
-        guard let session = weakSession else { return false }
-        session.retryRequest(self, withDelay: delay)
-        return true
+    /// Starts the retry that follows retry number `retryCount`, unless it has started already
+    /// (its delay ended and a trigger fired, whichever came second) or the request has finished.
+    func retryNow(endingWaitFor retryCount: Int) {
+        guard prepareForRetry(afterRetryCount: retryCount) else { return }
+        weakSession?.startAttempt(of: self)
     }
 
-    /// Readies the request for its next attempt and returns `true`, or `false` if it was cancelled
-    /// meanwhile, or if `retryCount` is given and the request has moved past it (an early retry
-    /// already started this one). The previous attempt's response, body and error are cleared;
-    /// its metrics stay.
-    func prepareForRetry(afterRetryCount retryCount: Int? = nil) -> Bool {
-        let proceed = mutableState.withLock { state -> Bool in
-            if let retryCount, state.retryCount != retryCount { return false }
-            guard state.machine.retry() == .startAttempt else { return false }
+    /// Readies the request for the attempt after retry number `retryCount` and returns `true`, or
+    /// `false` if it was cancelled meanwhile or has moved past that count (an early retry already
+    /// started this one). The previous attempt's response, body and error are cleared; its
+    /// metrics stay. A delay still running is cancelled: nothing waits out a long delay in vain.
+    private func prepareForRetry(afterRetryCount retryCount: Int) -> Bool {
+        let (proceed, wait) = mutableState.withLock { state -> (Bool, Task<Void, Never>?) in
+            guard state.retryCount == retryCount, state.machine.retry() == .startAttempt else { return (false, nil) }
+            defer { state.retryWait = nil }
             state.retryCount += 1
             state.error = nil
             state.headRejection = nil
@@ -527,8 +561,9 @@ public class Request: @unchecked Sendable {
             state.uploadReporter.reset()
             // A hold was for the previous attempt's consumer; the next one starts unheld.
             state.isHeldBack = false
-            return true
+            return (true, state.retryWait)
         }
+        wait?.cancel()
         if proceed { eventMonitor?.requestIsRetrying(self) }
         return proceed
     }
@@ -555,12 +590,11 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Deadline
 
-    /// Arms the deadline: `seconds` from now the request fails with `URLError(.timedOut)` unless
-    /// it has finished. Does nothing once armed.
-    func armDeadline(after seconds: TimeInterval) {
+    /// Arms the deadline: `seconds` from now on `clock`, the request fails with
+    /// `URLError(.timedOut)` unless it has finished. Does nothing once armed.
+    func armDeadline(after seconds: TimeInterval, clock: SessionClock) {
         guard seconds.isFinite, seconds >= 0 else { return }
-        let duration = Duration.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
-        let deadline = ContinuousClock.now + duration
+        let deadline = clock.now() + .nanoseconds(Int64(min(seconds, 1e9) * 1e9))
         let isNew = mutableState.withLock { state -> Bool in
             guard state.deadline == nil, !state.machine.hasFinished else { return false }
             state.deadline = deadline
@@ -568,18 +602,13 @@ public class Request: @unchecked Sendable {
         }
         guard isNew else { return }
         let task = Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            try? await clock.sleep(deadline)
             guard !Task.isCancelled else { return }
             self?.expire(after: seconds)
         }
         mutableState.withLock { state in
             if state.machine.hasFinished { task.cancel() } else { state.deadlineTask = task }
         }
-    }
-
-    /// Time left before the deadline, or `nil` without one.
-    var timeUntilDeadline: Duration? {
-        mutableState.withLock { $0.deadline.map { $0 - ContinuousClock.now } }
     }
 
     /// The deadline passed: stops the transfer and any pending retry, and fails with a timeout.
@@ -646,6 +675,8 @@ public class Request: @unchecked Sendable {
             finishing.pendingWork?.cancel()
             finishing.task?.cancel()
         }
+        // However the request ended, nothing is left waiting out a delay for it.
+        finishing.retryWait?.cancel()
         // A suspended request let go of its session; the session may still be there.
         (finishing.session ?? weakSession)?.requestDidFinish(self)
         _ = consume finishing
@@ -661,9 +692,10 @@ public class Request: @unchecked Sendable {
     private struct Finishing {
         var handlers: [@Sendable () -> Void]
         var task: (any TransportTask)?
-        /// An adaptation, retry decision or retry delay under way: cancelled by a cancel or the
-        /// deadline (a request finishing otherwise has none).
+        /// An adaptation or retry decision under way: cancelled by a cancel or the deadline (a
+        /// request finishing otherwise has none).
         var pendingWork: Task<Void, Never>?
+        var retryWait: Task<Void, Never>?
         var session: Session?
         var attempts: (current: Attempt?, headCheck: Attempt?)
         var deadlineTask: Task<Void, Never>?
@@ -685,6 +717,7 @@ public class Request: @unchecked Sendable {
             handlers: state.finishHandlers,
             task: state.task,
             pendingWork: state.pendingWork,
+            retryWait: state.retryWait,
             session: state.session,
             attempts: (state.attempt, state.headCheckAttempt),
             deadlineTask: state.deadlineTask,
@@ -694,6 +727,7 @@ public class Request: @unchecked Sendable {
         )
         state.finishHandlers = []
         state.pendingWork = nil
+        state.retryWait = nil
         state.session = nil
         state.attempt = nil
         state.task = nil

@@ -78,27 +78,19 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     /// Where serializers run: each request gets a serial queue targeting this one.
     public let serializationQueue: DispatchQueue
 
-    /// A request waiting out a retry delay: its origin, which wait it is, whether the server set
-    /// the delay, and what starts its retry at once.
-    private struct WaitingRetry {
-        let origin: String?
-        let retryCount: Int
-        /// A `Retry-After` the server sent is its own word on when to come back: no early release.
-        let isServerDelay: Bool
-        let start: @Sendable () -> Void
-    }
-
     /// What the session tracks: running requests, those waiting to retry, trigger subscriptions.
     private struct Registry {
         /// Weak: a request holds its session while it runs, not the other way round, so a request
         /// nobody holds that was never started does not keep its session alive.
         var requests: [UUID: WeakRequest] = [:]
-        var waitingRetries: [UUID: WaitingRetry] = [:]
+        var retrySchedule = RetrySchedule()
         var triggerObservations: [RetryTriggerObservation] = []
         var isInvalidated = false
     }
 
     private let registry = Protected(Registry())
+    /// Times retry delays and request deadlines.
+    let clock: SessionClock
 
     /// A registered request, held weakly.
     private struct WeakRequest {
@@ -113,13 +105,18 @@ public final class Session: RequestDelegate, @unchecked Sendable {
     ///     `CourierNIO` is linked into the program, else a ``URLSessionTransport``.
     ///   - interceptor: Adapts every attempt of every request and decides retries.
     ///   - eventMonitors: Told of every request's events.
+    ///   - clock: Times retry delays and ``Configuration/requestDeadline``. In tests, a clock you
+    ///     advance by hand (such as `CourierTesting`'s `ManualClock`) runs retries and deadlines
+    ///     without waiting for them. Transport timeouts keep real time.
     public init(
         configuration: Configuration = Configuration(),
         transport: (any Transport)? = nil,
         interceptor: (any RequestInterceptor)? = nil,
-        eventMonitors: [any EventMonitor] = []
+        eventMonitors: [any EventMonitor] = [],
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
+        self.clock = SessionClock(clock)
         self.transport = transport ?? DefaultTransport.make()
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
@@ -289,7 +286,7 @@ public final class Session: RequestDelegate, @unchecked Sendable {
             }
             request.didCreateInitialRequest(initial)
             configuration.retryBudget?.recordRequest()
-            if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline) }
+            if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline, clock: clock) }
         }
         guard let adapter = interceptor(for: request), Self.adapts(adapter) else {
             perform(initial, for: request, isAdapted: false)
@@ -351,75 +348,50 @@ public final class Session: RequestDelegate, @unchecked Sendable {
         )
     }
 
-    /// Starts the request's next attempt after `delay` seconds (clamped to 0...1e9 by the
-    /// request, which checked it against its deadline), unless it is cancelled first, or a
-    /// ``RetryTrigger`` or a success on the same origin starts it sooner.
-    func retryRequest(_ request: Request, withDelay delay: TimeInterval) {
-        guard delay > 0 else {
-            if request.prepareForRetry() { startAttempt(of: request) }
-            return
-        }
-        // The retry starts once: when the delay ends or a trigger fires, whichever comes first;
-        // the retry count tells the late one that its retry has already started.
-        let retryCount = request.retryCount
-        let start: @Sendable () -> Void = { [weak self, weak request] in
-            guard let self, let request else { return }
-            registry.withLock { state in
-                if state.waitingRetries[request.id]?.retryCount == retryCount {
-                    state.waitingRetries.removeValue(forKey: request.id)
-                }
-            }
-            guard request.prepareForRetry(afterRetryCount: retryCount) else { return }
-            startAttempt(of: request)
-        }
-        let waiting = WaitingRetry(
-            origin: request.requestHead.flatMap { RetryTriggerEvent.origin(of: $0.url) },
+    /// Records that `request` waits until `due` (on ``clock``) to make its next attempt, so that a
+    /// ``RetryTrigger`` or a success on the same origin can start it sooner; the request itself
+    /// sleeps until `due`. Returns `false`, recording nothing, if the session no longer holds the
+    /// request (it finished meanwhile).
+    func recordRetryWait(of request: Request, retryCount: Int, due: Duration) -> Bool {
+        let wait = RetrySchedule.Wait(
+            requestID: request.id,
             retryCount: retryCount,
+            origin: request.requestHead.flatMap { RetryTriggerEvent.origin(of: $0.url) },
             isServerDelay: request.responseHead?.value(forHTTPHeaderField: "Retry-After") != nil,
-            start: start
+            due: due
         )
-        // Only while the session still holds the request: one that finished meanwhile waits for nothing.
-        registry.withLock { state in
-            if state.requests[request.id] != nil { state.waitingRetries[request.id] = waiting }
+        return registry.withLock { state in
+            guard state.requests[request.id] != nil else { return false }
+            state.retrySchedule.add(wait)
+            return true
         }
-        request.eventMonitor?.request(request, willRetryAfter: delay)
-        // Cancelling the request cancels the sleep, so nothing waits out a long delay in vain.
-        request.setPendingWork(
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
-                guard !Task.isCancelled else { return }
-                // The sleep holds the request: one that nobody else holds still gets its retry.
-                withExtendedLifetime(request) { start() }
-            }
-        )
+    }
+
+    /// The request's delay ended: forgets its wait, unless something released it first.
+    func retryWaitEnded(for request: Request, retryCount: Int) {
+        registry.withLock { _ = $0.retrySchedule.releaseAtDue(request.id, retryCount: retryCount) }
     }
 
     /// Starts at once the retries waiting for `event`'s origin, or all of them.
     func startWaitingRetries(for event: RetryTriggerEvent) {
-        let starts = registry.withLock { state -> [@Sendable () -> Void] in
-            let released = state.waitingRetries.filter { _, waiting in
-                guard !waiting.isServerDelay else { return false }
-                switch event {
-                case .all: return true
-                case .origin(let origin): return waiting.origin == origin
-                }
+        let released = registry.withLock { state in
+            state.retrySchedule.release(for: event).compactMap { wait in
+                state.requests[wait.requestID]?.request.map { ($0, wait.retryCount) }
             }
-            for id in released.keys { state.waitingRetries.removeValue(forKey: id) }
-            return released.values.map(\.start)
         }
-        starts.forEach { $0() }
+        for (request, retryCount) in released { request.retryNow(endingWaitFor: retryCount) }
     }
 
     /// How many requests are waiting out a retry delay.
-    var waitingRetryCount: Int { registry.withLock { $0.waitingRetries.count } }
+    var waitingRetryCount: Int { registry.withLock { $0.retrySchedule.count } }
 
     /// Forgets a finished request; when it succeeded, the requests waiting to retry on its origin
     /// may go at once. The request calls it as it finishes, before its handlers run.
     func requestDidFinish(_ request: Request) {
         let othersWait = registry.withLock { state -> Bool in
             state.requests.removeValue(forKey: request.id)
-            state.waitingRetries.removeValue(forKey: request.id)
-            return !state.waitingRetries.isEmpty
+            state.retrySchedule.remove(request.id)
+            return state.retrySchedule.count > 0
         }
         // The head, not `response`: building an HTTPURLResponse costs more than a request.
         guard othersWait, configuration.retriesEarlyWhenOriginRecovers, request.error == nil,
