@@ -106,7 +106,9 @@ private final class HandTrigger: RetryTrigger {
     }
 
     @Test func aTriggerStartsTheRetryAtOnceAndNothingSleepsOn() async throws {
-        let transport = StubTransport([.failure(URLError(.notConnectedToInternet)), .status(200, body: Data("ok".utf8))])
+        let transport = StubTransport([
+            .failure(URLError(.notConnectedToInternet)), .status(200, body: Data("ok".utf8)),
+        ])
         let clock = ManualClock()
         let trigger = HandTrigger()
         let session = Self.session(transport, clock: clock, delay: 600) { $0.retryTriggers = [trigger] }
@@ -124,7 +126,9 @@ private final class HandTrigger: RetryTrigger {
     }
 
     @Test func aDelayTheServerSetIsNotCutShort() async throws {
-        let transport = StubTransport([.status(503, headers: ["Retry-After": "120"]), .status(200, body: Data("ok".utf8))])
+        let transport = StubTransport([
+            .status(503, headers: ["Retry-After": "120"]), .status(200, body: Data("ok".utf8)),
+        ])
         let clock = ManualClock()
         let trigger = HandTrigger()
         let session = Self.session(transport, clock: clock, delay: 120) { $0.retryTriggers = [trigger] }

@@ -11,7 +11,13 @@ import Testing
         isServerDelay: Bool = false,
         due: Duration = .seconds(10)
     ) -> RetrySchedule.Wait {
-        RetrySchedule.Wait(requestID: id, retryCount: retryCount, origin: origin, isServerDelay: isServerDelay, due: due)
+        RetrySchedule.Wait(
+            requestID: id,
+            retryCount: retryCount,
+            origin: origin,
+            isServerDelay: isServerDelay,
+            due: due
+        )
     }
 
     @Test func aDelayIsCheckedAgainstTheDeadline() {
@@ -20,8 +26,13 @@ import Testing
         #expect(RetrySchedule.decide(delay: 0, now: now, deadline: .seconds(100)) == .pastDeadline)
         #expect(RetrySchedule.decide(delay: 0, now: now, deadline: .seconds(101)) == .retryNow)
         #expect(RetrySchedule.decide(delay: 2.5, now: now, deadline: nil) == .wait(until: .milliseconds(102_500)))
-        #expect(RetrySchedule.decide(delay: 2.5, now: now, deadline: .seconds(103)) == .wait(until: .milliseconds(102_500)))
-        #expect(RetrySchedule.decide(delay: 3, now: now, deadline: .seconds(103)) == .pastDeadline, "ends at the deadline")
+        #expect(
+            RetrySchedule.decide(delay: 2.5, now: now, deadline: .seconds(103)) == .wait(until: .milliseconds(102_500))
+        )
+        #expect(
+            RetrySchedule.decide(delay: 3, now: now, deadline: .seconds(103)) == .pastDeadline,
+            "ends at the deadline"
+        )
         #expect(RetrySchedule.decide(delay: 1, now: now, deadline: .seconds(50)) == .pastDeadline, "already past")
     }
 
@@ -29,7 +40,9 @@ import Testing
         #expect(RetrySchedule.decide(delay: .nan, now: .zero, deadline: nil) == .retryNow)
         #expect(RetrySchedule.decide(delay: -5, now: .zero, deadline: nil) == .retryNow)
         #expect(RetrySchedule.decide(delay: -.infinity, now: .zero, deadline: nil) == .retryNow)
-        #expect(RetrySchedule.decide(delay: .infinity, now: .zero, deadline: nil) == .wait(until: .seconds(1_000_000_000)))
+        #expect(
+            RetrySchedule.decide(delay: .infinity, now: .zero, deadline: nil) == .wait(until: .seconds(1_000_000_000))
+        )
         #expect(RetrySchedule.decide(delay: 1e300, now: .seconds(1), deadline: .seconds(60)) == .pastDeadline)
         #expect(RetrySchedule.seconds(.milliseconds(1500)) == 1.5)
     }
