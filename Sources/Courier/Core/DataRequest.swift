@@ -45,8 +45,8 @@ public class DataRequest: Request, @unchecked Sendable {
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = expectedLength
-            if state.headValidator != nil { state.headCheckAttempt = attempt }
-            return (true, state.headValidator)
+            guard let headValidator = state.headValidator, state.machine.headCheckStarted() else { return (true, nil) }
+            return (true, headValidator)
         }
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: head)
@@ -66,19 +66,15 @@ public class DataRequest: Request, @unchecked Sendable {
     /// The head validator's verdict: a rejection stops the transfer (its completion then fails
     /// with it); a completion that came first, and waited, is replayed now.
     private func didCheckHead(of attempt: Attempt, task: any TransportTask, rejection: CourierError?) {
-        let (isCurrent, parked) = mutableState.withLock {
-            state -> (Bool, (error: URLError?, metrics: RequestMetrics)?) in
-            guard state.headCheckAttempt === attempt else { return (false, nil) }
-            state.headCheckAttempt = nil
-            if let rejection { state.headRejection = rejection }
-            defer { state.parkedCompletion = nil }
-            return (true, state.parkedCompletion)
+        let action = mutableState.withLock { state -> StateMachine.HeadVerdictAction in
+            guard state.attempt === attempt else { return .none }
+            return state.machine.headChecked(rejection: rejection)
         }
-        guard isCurrent else { return }
-        if let parked {
-            self.attempt(attempt, of: task, didCompleteWith: parked.error, metrics: parked.metrics)
-        } else if rejection != nil {
-            task.cancel()
+        switch action {
+        case .none: break
+        case .cancelTask: task.cancel()
+        case .completeHeld(let held):
+            self.attempt(attempt, of: task, didCompleteWith: held.error, metrics: held.metrics)
         }
     }
 
@@ -123,17 +119,15 @@ public class DataRequest: Request, @unchecked Sendable {
         typealias Completion = (rejection: CourierError?, validation: (validators: [Validator], input: ValidationInput))
         let completion = mutableState.withLock { state -> Completion? in
             guard state.attempt === attempt else { return nil }
-            if state.headCheckAttempt === attempt {
-                // The head is still being checked: its verdict decides how this attempt ended.
-                state.parkedCompletion = (error, metrics)
-                return nil
-            }
+            // While the head is still being checked, its verdict decides how this attempt ended.
+            if state.machine.holdCompletionForHeadCheck(.init(error: error, metrics: metrics)) { return nil }
             state.metrics.append(metrics)
+            let rejection = state.machine.headRejection
             guard state.machine.attemptCompleted() == .complete else { return nil }
             // Between attempts none is current, so a late event of this one is ignored.
             state.attempt = nil
             state.task = nil
-            return (state.headRejection, state.validationWork)
+            return (rejection, state.validationWork)
         }
         guard let (rejection, validation) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.

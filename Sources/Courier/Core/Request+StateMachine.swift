@@ -25,6 +25,23 @@ extension Request {
     /// While the retriers decide and any delay runs, the request stays `resumed` or `suspended`;
     /// the next attempt's task follows ``taskCreated()``, so a request suspended during the delay
     /// starts its retry suspended.
+    ///
+    /// A running attempt whose head a head validator checks (``DataRequest/validateResponseHead(queue:_:)``)
+    /// goes through ``headCheck``; its completion waits for the verdict:
+    ///
+    /// | head check | event                         | → head check | action                               |
+    /// |------------|-------------------------------|--------------|--------------------------------------|
+    /// | none       | head arrives, to be checked   | checking     | run the validator                    |
+    /// | checking   | the attempt completes         | checking, holding it | nothing until the verdict     |
+    /// | checking   | accepted                      | none         | nothing (replay a held completion)   |
+    /// | checking   | rejected                      | rejected     | cancel the task (or replay a held completion) |
+    /// | rejected   | the attempt completes         | rejected     | it fails with the rejection, not the cancellation |
+    /// | any        | the next attempt starts       | none         |                                      |
+    ///
+    /// Beside the lifecycle, the machine counts every change to what the transport task should be
+    /// doing (``taskGeneration``: resumed, suspended, held back by a slow consumer), and knows
+    /// whether the request has committed to succeeding (a download being moved into place), after
+    /// which a cancel or the deadline changes nothing.
     struct StateMachine {
         /// The public state.
         private(set) var state: State = .initialized
@@ -34,6 +51,39 @@ extension Request {
         private(set) var hasFinished = false
         /// Where the current attempt is.
         private(set) var attemptPhase = AttemptPhase.idle
+        /// The current attempt's head check (the third table above).
+        private(set) var headCheck = HeadCheck.none
+        /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
+        /// whatever ``state`` says.
+        private(set) var isHeldBack = false
+        /// Counts changes to what the task should be doing (running, paused, held back), so that
+        /// callers racing to apply them can tell whether what they applied is still current.
+        private(set) var taskGeneration: UInt64 = 0
+        /// Set once the request has committed to succeeding: a cancel or the deadline can no
+        /// longer stop it.
+        private(set) var isCommitting = false
+
+        /// A head check and the completion it holds back.
+        enum HeadCheck {
+            /// No check under way: none was asked for, or its verdict let the head through.
+            case none
+            /// The validator runs; `held` is the attempt's completion, if it came meanwhile.
+            case checking(held: HeldCompletion?)
+            /// The validator threw: the attempt fails with this, whatever its transport said.
+            case rejected(CourierError)
+        }
+
+        /// An attempt's completion, held while its head is checked.
+        struct HeldCompletion {
+            let error: URLError?
+            let metrics: RequestMetrics
+        }
+
+        /// Why the head validator rejected the current attempt, if it did.
+        var headRejection: CourierError? {
+            if case .rejected(let error) = headCheck { return error }
+            return nil
+        }
 
         /// The steps of one attempt (the second table above).
         enum AttemptPhase: Equatable {
@@ -98,7 +148,10 @@ extension Request {
                 return .startFirstAttempt
             case .suspended:
                 state = .resumed
-                if hasStartedAttempts { return .resumeTask }
+                if hasStartedAttempts {
+                    taskGeneration &+= 1
+                    return .resumeTask
+                }
                 hasStartedAttempts = true
                 attemptPhase = .starting
                 return .startFirstAttempt
@@ -114,6 +167,7 @@ extension Request {
                 return .none
             case .resumed:
                 state = .suspended
+                taskGeneration &+= 1
                 return .suspendTask
             case .suspended, .cancelled, .finished:
                 return .none
@@ -121,6 +175,7 @@ extension Request {
         }
 
         mutating func cancel() -> CancelAction {
+            guard !isCommitting else { return .none }
             switch state {
             case .initialized, .resumed, .suspended:
                 state = .cancelled
@@ -133,6 +188,7 @@ extension Request {
         /// The request's deadline passed: like a cancel, but the request ends `finished`, with the
         /// timeout as its error.
         mutating func expire() -> CancelAction {
+            guard !isCommitting else { return .none }
             switch state {
             case .initialized, .resumed, .suspended: return hasFinished ? .none : .cancelTaskAndFinish
             case .cancelled, .finished: return .none
@@ -144,9 +200,11 @@ extension Request {
             switch state {
             case .resumed:
                 attemptPhase = .running
+                taskGeneration &+= 1
                 return .resume
             case .initialized, .suspended:
                 attemptPhase = .running
+                taskGeneration &+= 1
                 return .leaveSuspended
             case .cancelled, .finished:
                 return .cancel
@@ -185,10 +243,67 @@ extension Request {
             switch state {
             case .resumed, .suspended:
                 attemptPhase = .starting
+                headCheck = .none
+                // A hold was for the previous attempt's consumer; the next one starts unheld.
+                if isHeldBack {
+                    isHeldBack = false
+                    taskGeneration &+= 1
+                }
                 return .startAttempt
             case .initialized, .cancelled, .finished:
                 return .none
             }
+        }
+
+        /// The current attempt's head arrived and a validator will check it: its completion waits
+        /// for the verdict. Returns `false` (nothing to check) unless an attempt is running.
+        mutating func headCheckStarted() -> Bool {
+            guard attemptPhase == .running, !hasFinished else { return false }
+            headCheck = .checking(held: nil)
+            return true
+        }
+
+        /// The running attempt completed: returns `true` if its head is still being checked, and
+        /// the completion is held for the verdict; `false` if it goes ahead now.
+        mutating func holdCompletionForHeadCheck(_ completion: HeldCompletion) -> Bool {
+            guard attemptPhase == .running, !hasFinished, case .checking(held: nil) = headCheck else { return false }
+            headCheck = .checking(held: completion)
+            return true
+        }
+
+        /// What to do with a head validator's verdict.
+        enum HeadVerdictAction {
+            /// Nothing: accepted, or no check was under way (the request finished, or another
+            /// attempt started).
+            case none
+            /// Rejected while the transfer runs: cancel it (its completion then fails with the rejection).
+            case cancelTask
+            /// The attempt had completed meanwhile: handle its completion now.
+            case completeHeld(HeldCompletion)
+        }
+
+        /// The head validator accepted the head (`rejection` is `nil`) or rejected it.
+        mutating func headChecked(rejection: CourierError?) -> HeadVerdictAction {
+            guard !hasFinished, case .checking(let held) = headCheck else { return .none }
+            headCheck = rejection.map(HeadCheck.rejected) ?? .none
+            if let held { return .completeHeld(held) }
+            return rejection == nil ? .none : .cancelTask
+        }
+
+        /// The consumer wants the transfer paused until it catches up (`true`), or no longer does.
+        /// Returns whether that changed what the task should be doing.
+        mutating func holdBack(_ hold: Bool) -> Bool {
+            guard isHeldBack != hold else { return false }
+            isHeldBack = hold
+            taskGeneration &+= 1
+            return true
+        }
+
+        /// Commits the request to succeeding, unless it has finished: returns `false` if it had.
+        mutating func beginCommitting() -> Bool {
+            guard !hasFinished else { return false }
+            isCommitting = true
+            return true
         }
 
         /// Marks the request finished and returns `true`, or `false` if it had finished already.

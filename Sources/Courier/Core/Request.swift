@@ -71,9 +71,6 @@ public class Request: @unchecked Sendable {
         var attempt: Attempt?
         /// The current attempt's transport task.
         var task: (any TransportTask)?
-        /// Counts changes to what the task should be doing (running, paused, held back), so that
-        /// callers racing to apply them can tell whether what they applied is still current.
-        var taskGeneration: UInt64 = 0
         /// The adaptation or retry decision under way, cancelled with the request.
         var pendingWork: Task<Void, Never>?
         /// The retry delay under way, cancelled with the request or when a trigger starts the
@@ -92,23 +89,11 @@ public class Request: @unchecked Sendable {
         var validators: [Validator] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
-        /// Why the head validator rejected the current attempt, which was then cancelled.
-        var headRejection: CourierError?
-        /// The attempt whose head is being checked; its completion waits for the verdict.
-        var headCheckAttempt: Attempt?
-        /// A completion that arrived while its head was being checked, replayed after the verdict.
-        var parkedCompletion: (error: URLError?, metrics: RequestMetrics)?
         var finishHandlers: [@Sendable () -> Void] = []
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64 = -1
         var bytesSent: Int64 = 0
         var bytesExpectedToSend: Int64 = -1
-        /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
-        /// whatever ``state`` says.
-        var isHeldBack = false
-        /// Set once the request has committed to succeeding (a download being moved into place):
-        /// a cancel or the deadline can no longer stop it.
-        var isCommitting = false
         var downloadReporter = ProgressReporter()
 
         /// The validators and what they read, taken together: a validator added later does not run.
@@ -118,8 +103,8 @@ public class Request: @unchecked Sendable {
 
         /// What the task should be doing now, or `nil` if that was applied at `generation` already.
         func taskSnapshot(unlessAt generation: UInt64?) -> TaskSnapshot? {
-            if let generation, generation == taskGeneration { return nil }
-            return (taskGeneration, machine.state, task, isHeldBack)
+            if let generation, generation == machine.taskGeneration { return nil }
+            return (machine.taskGeneration, machine.state, task, machine.isHeldBack)
         }
         /// The `Progress` objects ``Request/uploadProgress`` and ``Request/downloadProgress`` hand
         /// out, made on first read (most requests never read them).
@@ -233,7 +218,6 @@ public class Request: @unchecked Sendable {
     public func resume() -> Self {
         let (action, session) = mutableState.withLock { state in
             let action = state.machine.resume()
-            if action == .resumeTask { state.taskGeneration &+= 1 }
             if action != .none, state.session == nil { state.session = weakSession }
             return (action, state.session)
         }
@@ -260,7 +244,6 @@ public class Request: @unchecked Sendable {
         let (changed, action, released) = mutableState.withLock { state in
             let before = state.machine.state
             let action = state.machine.suspend()
-            if action == .suspendTask { state.taskGeneration &+= 1 }
             // A paused request does not keep its session alive: one suspended and then let go
             // would otherwise hold the session, its transport and a connection for good (the
             // session, going away, cancels it instead). `resume()` takes the session back.
@@ -303,11 +286,7 @@ public class Request: @unchecked Sendable {
     /// their own lock and record the decision before releasing it, so that of two racing
     /// decisions the later one is the one that stands.
     func setTransferHeldBack(_ hold: Bool) {
-        mutableState.withLock { state in
-            guard state.isHeldBack != hold else { return }
-            state.isHeldBack = hold
-            state.taskGeneration &+= 1
-        }
+        mutableState.withLock { _ = $0.machine.holdBack(hold) }
     }
 
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
@@ -320,7 +299,7 @@ public class Request: @unchecked Sendable {
         // what finishing took, the session with it, alive until this returns (in debug builds).
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
-                guard !state.isCommitting, state.machine.cancel() == .cancelTaskAndFinish else { return nil }
+                guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
                 return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
             })
         else { return self }
@@ -400,7 +379,6 @@ public class Request: @unchecked Sendable {
             guard action != .cancel else { return (action, nil) }
             state.attempt = attempt
             state.task = task
-            state.taskGeneration &+= 1
             state.performedRequests.append(head)
             return (action, state.taskSnapshot(unlessAt: nil))
         }
@@ -548,9 +526,6 @@ public class Request: @unchecked Sendable {
             defer { state.retryWait = nil }
             state.retryCount += 1
             state.error = nil
-            state.headRejection = nil
-            state.headCheckAttempt = nil
-            state.parkedCompletion = nil
             state.responseHead = nil
             state.data = nil
             state.bytesReceived = 0
@@ -559,8 +534,6 @@ public class Request: @unchecked Sendable {
             state.bytesExpectedToSend = -1
             state.downloadReporter.reset()
             state.uploadReporter.reset()
-            // A hold was for the previous attempt's consumer; the next one starts unheld.
-            state.isHeldBack = false
             return (true, state.retryWait)
         }
         wait?.cancel()
@@ -572,11 +545,7 @@ public class Request: @unchecked Sendable {
     /// deadline do nothing, so a step that cannot be undone (moving a download over its
     /// destination) is never reported as cancelled. Returns `false` if the request had finished.
     func beginCommitting() -> Bool {
-        mutableState.withLock { state in
-            guard !state.machine.hasFinished else { return false }
-            state.isCommitting = true
-            return true
-        }
+        mutableState.withLock { $0.machine.beginCommitting() }
     }
 
     /// Whether the latest attempt received no body bytes (validators let an empty body pass).
@@ -621,7 +590,7 @@ public class Request: @unchecked Sendable {
         )
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
-                guard !state.isCommitting, state.machine.expire() == .cancelTaskAndFinish else { return nil }
+                guard state.machine.expire() == .cancelTaskAndFinish else { return nil }
                 return Self.takeFinishHandlers(&state, error: error)
             })
         else { return }
@@ -697,7 +666,7 @@ public class Request: @unchecked Sendable {
         var pendingWork: Task<Void, Never>?
         var retryWait: Task<Void, Never>?
         var session: Session?
-        var attempts: (current: Attempt?, headCheck: Attempt?)
+        var attempt: Attempt?
         var deadlineTask: Task<Void, Never>?
         var validators: [Validator]
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
@@ -719,7 +688,7 @@ public class Request: @unchecked Sendable {
             pendingWork: state.pendingWork,
             retryWait: state.retryWait,
             session: state.session,
-            attempts: (state.attempt, state.headCheckAttempt),
+            attempt: state.attempt,
             deadlineTask: state.deadlineTask,
             validators: state.validators,
             headValidator: state.headValidator,
@@ -731,7 +700,6 @@ public class Request: @unchecked Sendable {
         state.session = nil
         state.attempt = nil
         state.task = nil
-        state.headCheckAttempt = nil
         state.deadlineTask = nil
         state.validators = []
         state.headValidator = nil

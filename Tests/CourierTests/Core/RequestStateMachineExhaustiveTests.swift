@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Courier
@@ -9,6 +10,7 @@ import Testing
 
     enum Event: CaseIterable {
         case resume, suspend, cancel, expire, taskCreated, attemptCompleted, awaitRetryDecision, retry, finish
+        case headCheckStarted, holdCompletion, headAccepted, headRejected, toggleHoldBack, beginCommitting
     }
 
     /// What a history of events has produced so far, to check each step against.
@@ -16,6 +18,30 @@ import Testing
         var machine = Machine()
         var firstAttemptStarts = 0
         var finishes = 0
+        var heldCompletions = 0
+        var releasedCompletions = 0
+    }
+
+    /// Records an issue only when `condition` fails: the message (which names the path) is built
+    /// only then, so the walk's half a million steps stay fast.
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { Issue.record(Comment(rawValue: message())) }
+    }
+
+    static let metrics = RequestMetrics(
+        startDate: Date(timeIntervalSince1970: 0),
+        endDate: Date(timeIntervalSince1970: 1),
+        timeToFirstByte: nil,
+        bytesSent: 0,
+        bytesReceived: 0,
+        statusCode: nil,
+        remoteAddress: nil,
+        networkProtocolName: nil
+    )
+
+    static func isChecking(_ machine: Machine) -> (checking: Bool, holding: Bool) {
+        guard case .checking(let held) = machine.headCheck else { return (false, false) }
+        return (true, held != nil)
     }
 
     /// Applies `event`, checking the rules that hold for every state; returns the new history.
@@ -27,60 +53,104 @@ import Testing
             let action = next.machine.resume()
             if action == .startFirstAttempt {
                 next.firstAttemptStarts += 1
-                #expect(next.machine.attemptPhase == .starting, "\(path)")
+                check(next.machine.attemptPhase == .starting, "\(path)")
             }
-            if before.hasFinished { #expect(action == .none, "\(path)") }
+            if before.hasFinished { check(action == .none, "\(path)") }
         case .suspend:
             let action = next.machine.suspend()
-            if before.hasFinished { #expect(action == .none, "\(path)") }
-            if action == .suspendTask { #expect(before.state == .resumed, "\(path)") }
+            if before.hasFinished { check(action == .none, "\(path)") }
+            if action == .suspendTask { check(before.state == .resumed, "\(path)") }
         case .cancel:
             let action = next.machine.cancel()
-            if before.state == .cancelled || before.state == .finished { #expect(action == .none, "\(path)") }
+            if before.state == .cancelled || before.state == .finished { check(action == .none, "\(path)") }
+            if before.isCommitting { check(action == .none, "\(path): a committed request cannot be cancelled") }
             if action == .cancelTaskAndFinish {
-                #expect(next.machine.state == .cancelled, "\(path)")
+                check(next.machine.state == .cancelled, "\(path)")
                 // The request finishes in the same lock, as `Request.cancel()` does.
                 if next.machine.finish() { next.finishes += 1 }
             }
         case .expire:
             let action = next.machine.expire()
-            if before.hasFinished { #expect(action == .none, "\(path)") }
+            if before.hasFinished || before.isCommitting { check(action == .none, "\(path)") }
             if action == .cancelTaskAndFinish, next.machine.finish() { next.finishes += 1 }
         case .taskCreated:
             let action = next.machine.taskCreated()
-            if before.attemptPhase != .starting || before.hasFinished { #expect(action == .cancel, "\(path)") }
-            if action != .cancel { #expect(next.machine.attemptPhase == .running, "\(path)") }
-            if action == .resume { #expect(before.state == .resumed, "\(path)") }
+            if before.attemptPhase != .starting || before.hasFinished { check(action == .cancel, "\(path)") }
+            if action != .cancel { check(next.machine.attemptPhase == .running, "\(path)") }
+            if action == .resume { check(before.state == .resumed, "\(path)") }
         case .attemptCompleted:
             let action = next.machine.attemptCompleted()
-            if before.attemptPhase != .running || before.hasFinished { #expect(action == .ignore, "\(path)") }
-            if action == .complete { #expect(next.machine.attemptPhase == .idle, "\(path)") }
+            if before.attemptPhase != .running || before.hasFinished { check(action == .ignore, "\(path)") }
+            if action == .complete { check(next.machine.attemptPhase == .idle, "\(path)") }
         case .awaitRetryDecision:
             let decides = next.machine.awaitRetryDecision()
             if before.hasFinished || before.attemptPhase == .running || before.attemptPhase == .deciding {
-                #expect(!decides, "\(path)")
+                check(!decides, "\(path)")
             }
         case .retry:
             let action = next.machine.retry()
-            if before.hasFinished || before.attemptPhase != .deciding { #expect(action == .none, "\(path)") }
-            if action == .startAttempt { #expect(next.machine.attemptPhase == .starting, "\(path)") }
+            if before.hasFinished || before.attemptPhase != .deciding { check(action == .none, "\(path)") }
+            if action == .startAttempt {
+                check(next.machine.attemptPhase == .starting, "\(path)")
+                check(!isChecking(next.machine).checking && next.machine.headRejection == nil, "\(path): a new attempt")
+                check(!next.machine.isHeldBack, "\(path): the next attempt starts unheld")
+            }
         case .finish:
             if next.machine.finish() { next.finishes += 1 }
+        case .headCheckStarted:
+            let started = next.machine.headCheckStarted()
+            check(started == (before.attemptPhase == .running && !before.hasFinished), "\(path)")
+            if started { check(isChecking(next.machine) == (true, false), "\(path)") }
+        case .holdCompletion:
+            let held = next.machine.holdCompletionForHeadCheck(.init(error: nil, metrics: Self.metrics))
+            let wasWaiting =
+                isChecking(before) == (true, false) && before.attemptPhase == .running && !before.hasFinished
+            check(held == wasWaiting, "\(path): a completion is held only while its head is checked")
+            if held { next.heldCompletions += 1 }
+        case .headAccepted, .headRejected:
+            let rejection: CourierError? = event == .headRejected ? .explicitlyCancelled : nil
+            let action = next.machine.headChecked(rejection: rejection)
+            let (wasChecking, wasHolding) = isChecking(before)
+            switch action {
+            case .none:
+                check(!wasChecking || before.hasFinished || (rejection == nil && !wasHolding), "\(path)")
+            case .cancelTask:
+                check(wasChecking && !wasHolding && rejection != nil, "\(path)")
+            case .completeHeld:
+                check(wasChecking && wasHolding, "\(path)")
+                next.releasedCompletions += 1
+            }
+            if wasChecking, !before.hasFinished {
+                check((next.machine.headRejection != nil) == (rejection != nil), "\(path): the verdict stands")
+                check(!isChecking(next.machine).checking, "\(path)")
+            }
+        case .toggleHoldBack:
+            let changed = next.machine.holdBack(!before.isHeldBack)
+            check(changed && next.machine.isHeldBack != before.isHeldBack, "\(path)")
+            check(next.machine.taskGeneration != before.taskGeneration, "\(path): a hold is a change to apply")
+        case .beginCommitting:
+            let committed = next.machine.beginCommitting()
+            check(committed == !before.hasFinished, "\(path)")
         }
         // Rules for every step.
         let after = next.machine
         if after.state != before.state {
-            #expect(before.state.canTransitionTo(after.state), "\(path): \(before.state) → \(after.state)")
+            check(before.state.canTransitionTo(after.state), "\(path): \(before.state) → \(after.state)")
         }
         if before.hasFinished {
-            #expect(after.state == before.state, "\(path): a finished request's state never changes")
-            #expect(after.hasFinished, "\(path)")
+            check(after.state == before.state, "\(path): a finished request's state never changes")
+            check(after.hasFinished, "\(path)")
         }
         if after.state == .cancelled || after.state == .finished {
-            #expect(after.hasFinished, "\(path): a request that ended has finished")
+            check(after.hasFinished, "\(path): a request that ended has finished")
         }
-        #expect(next.firstAttemptStarts <= 1, "\(path): the first attempt starts once")
-        #expect(next.finishes <= 1, "\(path): a request finishes once")
+        check(next.firstAttemptStarts <= 1, "\(path): the first attempt starts once")
+        check(next.finishes <= 1, "\(path): a request finishes once")
+        check(next.releasedCompletions <= next.heldCompletions, "\(path): a held completion is released once")
+        if after.state != before.state, after.state == .resumed || after.state == .suspended, before.hasStartedAttempts
+        {
+            check(after.taskGeneration != before.taskGeneration, "\(path): the task must follow the new state")
+        }
         return next
     }
 
@@ -98,8 +168,8 @@ import Testing
     @Test func everyEventInEveryReachableStateKeepsTheRules() {
         var visited = 0
         Self.walk(History(), path: [], depth: 5, visited: &visited)
-        // 9 + 81 + … + 9^5: every sequence was stepped through.
-        #expect(visited == 9 + 81 + 729 + 6_561 + 59_049)
+        // 15 + 15² + … + 15⁵: every sequence was stepped through.
+        #expect(visited == 15 + 225 + 3_375 + 50_625 + 759_375)
     }
 
     @Test func cancelAlwaysEndsARequestThatHasNotFinished() {
@@ -109,7 +179,7 @@ import Testing
                 var history = History()
                 history = Self.step(history, first, path: [first])
                 history = Self.step(history, second, path: [first, second])
-                let wasFinished = history.machine.hasFinished
+                let wasFinished = history.machine.hasFinished || history.machine.isCommitting
                 let state = history.machine.state
                 var machine = history.machine
                 let action = machine.cancel()
