@@ -21,10 +21,12 @@ final class DownloadFile: @unchecked Sendable {
     /// anywhere, so ``remove()`` leaves it alone.
     private var wasRefused = false
 
-    /// The file at `url`, holding `existingLength` bytes of the body already (a resumed download).
-    init(url: URL, existingLength: Int64 = 0) {
+    /// The file at `url`, holding `existingLength` bytes of the body already (a resumed download),
+    /// worked on `queue` (a download passes its request's serialization queue, so that its writes,
+    /// its validation, the move into place and its response handlers' serializers all run on one queue).
+    init(url: URL, existingLength: Int64 = 0, queue: DispatchQueue = DispatchQueue(label: "Courier.DownloadFile")) {
         self.url = url
-        self.queue = DispatchQueue(label: "Courier.DownloadFile")
+        self.queue = queue
         self.length = existingLength
     }
 
@@ -34,9 +36,12 @@ final class DownloadFile: @unchecked Sendable {
     static let folderName = "CourierDownloads-\(geteuid())"
 
     /// A new file in Courier's download folder of `root` (the temporary directory by default).
-    static func makeTemporary(in root: URL = FileManager.default.temporaryDirectory) -> DownloadFile {
+    static func makeTemporary(
+        in root: URL = FileManager.default.temporaryDirectory,
+        queue: DispatchQueue = DispatchQueue(label: "Courier.DownloadFile")
+    ) -> DownloadFile {
         let folder = root.appendingPathComponent(folderName, isDirectory: true)
-        return DownloadFile(url: folder.appendingPathComponent("\(UUID().uuidString).download"))
+        return DownloadFile(url: folder.appendingPathComponent("\(UUID().uuidString).download"), queue: queue)
     }
 
     /// Opens the file for writing at `offset`, dropping anything after it: `0` starts over, the

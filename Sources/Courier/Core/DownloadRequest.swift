@@ -81,6 +81,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         session: Session
     ) {
         self.destination = destination
+        // The request's own serialization queue, made now rather than on first use: the file is
+        // written on it too, so a finished download is validated, moved, settled and serialized
+        // there, one block after another, with no hop between queues.
+        let queue = DispatchQueue(label: "Courier.Request.serialization", target: serializationQueue)
         var transfer = Transfer()
         if let resumeData {
             let url = URL(fileURLWithPath: resumeData.temporaryFilePath)
@@ -89,14 +93,14 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                 (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??
                 .int64Value ?? 0
             let kept = min(onDisk, resumeData.bytesReceived)
-            file = DownloadFile(url: url, existingLength: kept)
+            file = DownloadFile(url: url, existingLength: kept, queue: queue)
             transfer.resumeOffset = kept
             transfer.entityTag = resumeData.entityTag
             transfer.lastModified = resumeData.lastModified
             transfer.acceptsRanges = true
             transfer.expectedLength = resumeData.expectedLength
         } else {
-            file = DownloadFile.makeTemporary()
+            file = DownloadFile.makeTemporary(queue: queue)
         }
         self.transfer = Protected(transfer)
         super.init(
@@ -106,6 +110,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             interceptor: interceptor,
             session: session
         )
+        mutableState.withLock { $0.serializationQueue = queue }
         // Runs before any response handler (which also waits for the file queue), so handlers
         // see the file closed, moved or removed, and the resume data made.
         appendFinishHandler(resumingRequest: false) { [weak self] in
@@ -351,17 +356,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             startOver()
             return
         }
-        serializationQueue.async { [self] in
-            let validationError = runValidators()
-            eventMonitor?.request(self, didValidateWithError: validationError)
-            guard validationError == nil else {
-                // A rejected body must not be continued; a dropped one left the file as it was.
-                if !bodyWasDiscarded { transfer.withLock { $0.resumeOffset = 0 } }
-                retryOrFinish(error: validationError)
-                return
-            }
-            file.queue.async { [self] in moveToDestination() }
+        // Already on the serialization queue (the file's): validators run here, then the move.
+        let validationError = runValidators()
+        eventMonitor?.request(self, didValidateWithError: validationError)
+        guard validationError == nil else {
+            // A rejected body must not be continued; a dropped one left the file as it was.
+            if !bodyWasDiscarded { transfer.withLock { $0.resumeOffset = 0 } }
+            retryOrFinish(error: validationError)
+            return
         }
+        moveToDestination()
     }
 
     /// The server could not serve the rest: one more attempt, for the whole body.

@@ -132,7 +132,7 @@ extension DownloadRequest {
         }
     }
 
-    /// Runs `serialize` on the serialization queue once the request has finished and its file is
+    /// Runs `serialize` on the serialization queue (the file's) once the request has finished and its file is
     /// settled (moved, kept for resuming, or removed), then calls `completionHandler` on `queue`.
     private func appendDownloadHandler<Value: Sendable>(
         queue: DispatchQueue,
@@ -143,27 +143,26 @@ extension DownloadRequest {
         // hold would keep a request that is never started (and its session) alive for good.
         appendFinishHandler { [weak self] in
             guard let self else { return }
-            // Behind the file's own settling, which the request queued there when it finished.
+            // Behind the file's own settling, which the request queued on the same queue (the
+            // file's is the serialization queue) when it finished.
             file.queue.async { [self] in
-                serializationQueue.async { [self] in
-                    let (requestHead, head, metrics, error) = mutableState.withLock {
-                        ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
-                    }
-                    let request = requestHead?.urlRequest
-                    // The head, not an HTTPURLResponse: one is built only if the handler reads it.
-                    let (fileURL, resumeData) = (self.fileURL, self.resumeData)
-                    let (result, duration) = measuredSerialization { try serialize(request, head, fileURL, error) }
-                    let downloadResponse = DownloadResponse(
-                        request: request,
-                        head: head,
-                        fileURL: fileURL,
-                        resumeData: resumeData,
-                        metrics: metrics,
-                        serializationDuration: duration,
-                        result: result
-                    )
-                    queue.async { completionHandler(downloadResponse) }
+                let (requestHead, head, metrics, error) = mutableState.withLock {
+                    ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
                 }
+                let request = requestHead?.urlRequest
+                // The head, not an HTTPURLResponse: one is built only if the handler reads it.
+                let (fileURL, resumeData) = (self.fileURL, self.resumeData)
+                let (result, duration) = measuredSerialization { try serialize(request, head, fileURL, error) }
+                let downloadResponse = DownloadResponse(
+                    request: request,
+                    head: head,
+                    fileURL: fileURL,
+                    resumeData: resumeData,
+                    metrics: metrics,
+                    serializationDuration: duration,
+                    result: result
+                )
+                queue.async { completionHandler(downloadResponse) }
             }
         }
         return self
