@@ -11,8 +11,12 @@ import Foundation
 /// clock.advance(by: .seconds(30))             // and its next attempt starts now
 /// ```
 ///
-/// Sleepers whose time has come resume in the order of their deadlines; a cancelled sleeper
-/// throws `CancellationError` at once. Time starts at zero and never goes back.
+/// Every task sleeping on the clock counts: with `requestDeadline` set, a request's deadline
+/// sleeps on it too, from its first attempt, so wait for one sleeper more.
+///
+/// An advance wakes the sleepers whose time has come in the order of their deadlines, but the
+/// woken tasks then run concurrently: wait for what they do, not for their order. A cancelled
+/// sleeper throws `CancellationError` at once. Time starts at zero and never goes back.
 public final class ManualClock: Clock, Sendable {
     /// A point in a ``ManualClock``'s time: how far it is from the clock's start.
     public struct Instant: InstantProtocol, CustomStringConvertible {
@@ -124,8 +128,9 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on the clock, or throws `CancellationError` if
-    /// the waiting task is cancelled first. Advance the clock after it, so that a sleeper that
-    /// has not gone to sleep yet does not miss the time it waits for.
+    /// the waiting task is cancelled first. Advance the clock after it, so that the sleep you mean
+    /// to end has begun (a sleeper counts every task asleep on the clock, such as a request's
+    /// deadline as well as its retry delay).
     public func waitForSleepers(count: Int) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct ManualClockTests {
-    @Test func sleepersWakeInDeadlineOrderOnlyWhenTheClockReachesThem() async throws {
+    @Test func sleepersWakeOnlyWhenTheClockReachesTheirDeadlines() async throws {
         let clock = ManualClock()
         let woken = TestLock<[Int]>([])
         let sleepers = (1...3).reversed().map { seconds in

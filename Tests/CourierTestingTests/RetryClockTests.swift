@@ -91,11 +91,15 @@ private final class HandTrigger: RetryTrigger {
     }
 
     @Test func theDeadlineEndsAnAttemptThatHangs() async throws {
-        let transport = StubTransport(unmatched: .hanging)
+        let gate = StubGate()
+        let transport = StubTransport(unmatched: StubResponse.status(200).wait(for: gate).body("never"))
         let clock = ManualClock()
         let session = Self.session(transport, clock: clock, delay: 1) { $0.requestDeadline = 10 }
         let request = session.request(Self.url)
         let response = Task { try await Self.response(of: request) }
+        // The attempt is under way and its deadline asleep: only then does the clock move.
+        let arrived: Void? = await value(within: 20) { await gate.waitForArrivals() }
+        try #require(arrived != nil, "the attempt never reached the stub")
         try await Self.waitForSleepers(clock, count: 1)
         clock.advance(by: .seconds(9))
         #expect(request.state == .resumed)
@@ -103,6 +107,7 @@ private final class HandTrigger: RetryTrigger {
         let result = try await response.value
         #expect(result.error?.urlError?.code == .timedOut)
         #expect(transport.requests.count == 1)
+        gate.open()
     }
 
     @Test func aTriggerStartsTheRetryAtOnceAndNothingSleepsOn() async throws {

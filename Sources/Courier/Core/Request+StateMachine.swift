@@ -256,9 +256,11 @@ extension Request {
         }
 
         /// The current attempt's head arrived and a validator will check it: its completion waits
-        /// for the verdict. Returns `false` (nothing to check) unless an attempt is running.
+        /// for the verdict. Returns `false` (nothing to check) unless an attempt is running with no
+        /// check under way and none rejected: a transport that reports a second head (a
+        /// `multipart/x-mixed-replace` response) neither restarts a check nor overturns a rejection.
         mutating func headCheckStarted() -> Bool {
-            guard attemptPhase == .running, !hasFinished else { return false }
+            guard attemptPhase == .running, !hasFinished, case .none = headCheck else { return false }
             headCheck = .checking(held: nil)
             return true
         }

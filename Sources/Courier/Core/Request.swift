@@ -118,6 +118,8 @@ public class Request: @unchecked Sendable {
     public let id: UUID
     /// The serial queue validators and completion-handler serializers run on, off the
     /// transport's threads. The async API (`serializingData()`, …) serializes in the awaiting task.
+    /// A download also writes its file on it, so that it finishes on one queue: work you put on
+    /// it during a download delays the writes (past 8 MiB waiting, the transfer pauses).
     public var serializationQueue: DispatchQueue {
         mutableState.withLock { state in
             if let queue = state.serializationQueue { return queue }
@@ -485,13 +487,13 @@ public class Request: @unchecked Sendable {
             finish(error: error)
         case .retryNow:
             retryNow(endingWaitFor: retryCount)
-        case .wait(let due):
+        case .wait(let due, let seconds):
             guard let isRecorded = weakSession?.recordRetryWait(of: self, retryCount: retryCount, due: due) else {
                 finish(error: error)
                 return
             }
             guard isRecorded else { return }  // Finished meanwhile.
-            eventMonitor?.request(self, willRetryAfter: RetrySchedule.seconds(due - now))
+            eventMonitor?.request(self, willRetryAfter: seconds)
             // The sleep holds the request: one that nobody else holds still gets its retry.
             let sleep = Task { [self] in
                 try? await clock.sleep(due)
@@ -575,9 +577,13 @@ public class Request: @unchecked Sendable {
             guard !Task.isCancelled else { return }
             self?.expire(after: seconds)
         }
-        mutableState.withLock { state in
-            if state.machine.hasFinished { task.cancel() } else { state.deadlineTask = task }
+        let isOver = mutableState.withLock { state -> Bool in
+            if state.machine.hasFinished { return true }
+            state.deadlineTask = task
+            return false
         }
+        // After the lock: cancelling runs the clock's cancellation handler, which may be anyone's code.
+        if isOver { task.cancel() }
     }
 
     /// The deadline passed: stops the transfer and any pending retry, and fails with a timeout.
@@ -644,8 +650,9 @@ public class Request: @unchecked Sendable {
             finishing.pendingWork?.cancel()
             finishing.task?.cancel()
         }
-        // However the request ended, nothing is left waiting out a delay for it.
+        // However the request ended, nothing is left waiting out a delay or a deadline for it.
         finishing.retryWait?.cancel()
+        finishing.deadlineTask?.cancel()
         // A suspended request let go of its session; the session may still be there.
         (finishing.session ?? weakSession)?.requestDidFinish(self)
         _ = consume finishing
@@ -681,7 +688,6 @@ public class Request: @unchecked Sendable {
     private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> Finishing? {
         guard state.machine.finish() else { return nil }
         if let error { state.error = error }
-        state.deadlineTask?.cancel()
         let finishing = Finishing(
             handlers: state.finishHandlers,
             task: state.task,

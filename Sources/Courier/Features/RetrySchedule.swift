@@ -11,7 +11,7 @@ import Foundation
 /// | its delay ends (``releaseAtDue(_:retryCount:)``) | that wait, if nothing released it first      |
 /// | a trigger fires `.all`                  | every wait whose delay the server did not set         |
 /// | a trigger fires, or a request succeeds, for an origin | the waits on that origin the server did not time |
-/// | the request finishes or retries (``remove(_:)``) | that request's wait                          |
+/// | the request finishes (``remove(_:)``)   | that request's wait                                   |
 ///
 /// A server's `Retry-After` is its own word on when to come back: only the delay ends that wait.
 struct RetrySchedule {
@@ -32,8 +32,9 @@ struct RetrySchedule {
     enum Decision: Equatable {
         /// Start the next attempt now.
         case retryNow
-        /// Wait until this time (since the clock started), unless something releases the wait sooner.
-        case wait(until: Duration)
+        /// Wait until this time (since the clock started), unless something releases the wait
+        /// sooner; `seconds` is the delay as the retrier asked for it (clamped), for event monitors.
+        case wait(until: Duration, seconds: TimeInterval)
         /// The delay would end at or past the request's deadline: fail now with the last error
         /// instead of waiting for a retry that could not run.
         case pastDeadline
@@ -51,13 +52,7 @@ struct RetrySchedule {
         let seconds = delay.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) } ?? 0
         let delay = Duration.nanoseconds(Int64(seconds * 1e9))
         if let deadline, delay >= deadline - now { return .pastDeadline }
-        return delay > .zero ? .wait(until: now + delay) : .retryNow
-    }
-
-    /// `duration` in seconds, as event monitors are told a delay.
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        return seconds > 0 ? .wait(until: now + delay, seconds: seconds) : .retryNow
     }
 
     /// Records that `wait.requestID` waits, replacing any earlier wait of the same request.

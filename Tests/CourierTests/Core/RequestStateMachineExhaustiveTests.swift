@@ -99,8 +99,14 @@ import Testing
             if next.machine.finish() { next.finishes += 1 }
         case .headCheckStarted:
             let started = next.machine.headCheckStarted()
-            check(started == (before.attemptPhase == .running && !before.hasFinished), "\(path)")
+            let wasUnchecked = !isChecking(before).checking && before.headRejection == nil
+            check(started == (before.attemptPhase == .running && !before.hasFinished && wasUnchecked), "\(path)")
             if started { check(isChecking(next.machine) == (true, false), "\(path)") }
+            // A second head neither restarts a check (and drops what it holds) nor overturns a verdict.
+            if !started {
+                check(isChecking(next.machine) == isChecking(before), "\(path)")
+                check((next.machine.headRejection != nil) == (before.headRejection != nil), "\(path)")
+            }
         case .holdCompletion:
             let held = next.machine.holdCompletionForHeadCheck(.init(error: nil, metrics: Self.metrics))
             let wasWaiting =

@@ -25,9 +25,13 @@ import Testing
         #expect(RetrySchedule.decide(delay: nil, now: now, deadline: nil) == .retryNow)
         #expect(RetrySchedule.decide(delay: 0, now: now, deadline: .seconds(100)) == .pastDeadline)
         #expect(RetrySchedule.decide(delay: 0, now: now, deadline: .seconds(101)) == .retryNow)
-        #expect(RetrySchedule.decide(delay: 2.5, now: now, deadline: nil) == .wait(until: .milliseconds(102_500)))
         #expect(
-            RetrySchedule.decide(delay: 2.5, now: now, deadline: .seconds(103)) == .wait(until: .milliseconds(102_500))
+            RetrySchedule.decide(delay: 2.5, now: now, deadline: nil)
+                == .wait(until: .milliseconds(102_500), seconds: 2.5)
+        )
+        #expect(
+            RetrySchedule.decide(delay: 2.5, now: now, deadline: .seconds(103))
+                == .wait(until: .milliseconds(102_500), seconds: 2.5)
         )
         #expect(
             RetrySchedule.decide(delay: 3, now: now, deadline: .seconds(103)) == .pastDeadline,
@@ -41,10 +45,16 @@ import Testing
         #expect(RetrySchedule.decide(delay: -5, now: .zero, deadline: nil) == .retryNow)
         #expect(RetrySchedule.decide(delay: -.infinity, now: .zero, deadline: nil) == .retryNow)
         #expect(
-            RetrySchedule.decide(delay: .infinity, now: .zero, deadline: nil) == .wait(until: .seconds(1_000_000_000))
+            RetrySchedule.decide(delay: .infinity, now: .zero, deadline: nil)
+                == .wait(until: .seconds(1_000_000_000), seconds: 1e9)
         )
         #expect(RetrySchedule.decide(delay: 1e300, now: .seconds(1), deadline: .seconds(60)) == .pastDeadline)
-        #expect(RetrySchedule.seconds(.milliseconds(1500)) == 1.5)
+        // Monitors are told the delay as asked; one too small for a nanosecond still waits (for none).
+        #expect(
+            RetrySchedule.decide(delay: 1.001, now: .zero, deadline: nil)
+                == .wait(until: .nanoseconds(1_000_999_999), seconds: 1.001)
+        )
+        #expect(RetrySchedule.decide(delay: 1e-12, now: .zero, deadline: nil) == .wait(until: .zero, seconds: 1e-12))
     }
 
     @Test func aTriggerReleasesWaitsOnItsOriginOrAllButNeverAServersDelay() {
