@@ -185,6 +185,66 @@ import FoundationNetworking
         await session.invalidate()
     }
 
+    /// Validator closures of awaited requests run in the awaiting task: once per completed
+    /// attempt, whatever a cancel races with (a validation handed over, pending, or running), and
+    /// every awaiter of the same task gets the one response.
+    @Test func awaitedValidatorClosuresRunOncePerAttemptWhateverACancelRacesWith() async throws {
+        let total = 1000
+        let transport = StubTransport(unmatched: StubResponse.status(503).body("busy"))
+        let session = Session(
+            configuration: Session.Configuration { $0.retryBudget = nil },
+            transport: transport,
+            interceptor: Retrier { request, _, _ in request.retryCount < 3 ? .retry : .doNotRetry }
+        )
+        let checked: Int? = await value(within: 60) {
+            await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<total {
+                    group.addTask { await Self.raceValidation(index: index, session: session) }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        #expect(checked == total, "an awaiter never returned, or saw something impossible")
+        await session.invalidate()
+    }
+
+    /// One request of ``awaitedValidatorClosuresRunOncePerAttemptWhateverACancelRacesWith()``:
+    /// `true` when everything it saw holds.
+    private static func raceValidation(index: Int, session: Session) async -> Bool {
+        let validations = CallCounter()
+        let request = session.request("https://example.com/\(index)").validate { _, response, _ in
+            validations.increment()
+            return response.statusCode < 300 ? .success(()) : .failure(URLError(.badServerResponse))
+        }
+        let task = request.serializingData()
+        let cancels = index % 3 != 0
+        if cancels {
+            let after = DispatchTimeInterval.microseconds(Int.random(in: 0...1500))
+            DispatchQueue.global().asyncAfter(deadline: .now() + after) { request.cancel() }
+        }
+        let awaiters = index.isMultiple(of: 5) ? 2 : 1
+        let results = await withTaskGroup(of: Result<Data, CourierError>.self) { group in
+            for _ in 0..<awaiters { group.addTask { await task.result } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let errors = results.map(\.failure)
+        let attempts = request.allMetrics.count
+        var holds = results.count == awaiters && errors.allSatisfy { $0 != nil }
+        holds = holds && Set(errors.map { $0?.kind }).count == 1
+        if request.state == .cancelled {
+            holds = holds && validations.value <= attempts
+        } else {
+            // Four attempts (three retries), each validated exactly once.
+            holds = holds && attempts == 4 && validations.value == 4
+        }
+        if !holds {
+            Issue.record(
+                "request \(index): \(awaiters) awaiters, \(attempts) attempts, \(validations.value) validations, state \(request.state), errors \(errors)"
+            )
+        }
+        return holds
+    }
+
     @Test func racingSuspendAndResumeLeaveTheTransferAsTheStateSays() async throws {
         let total = 2000
         var script = StubResponse.status(200)

@@ -116,7 +116,11 @@ public class DataRequest: Request, @unchecked Sendable {
         didCompleteWith error: URLError?,
         metrics: RequestMetrics
     ) {
-        typealias Completion = (rejection: CourierError?, validation: (validators: [Validator], input: ValidationInput))
+        typealias Completion = (
+            rejection: CourierError?,
+            validation: (validators: [Validator], input: ValidationInput),
+            runners: [ValidationRunner]
+        )
         let completion = mutableState.withLock { state -> Completion? in
             guard state.attempt === attempt else { return nil }
             // While the head is still being checked, its verdict decides how this attempt ended.
@@ -127,9 +131,12 @@ public class DataRequest: Request, @unchecked Sendable {
             // Between attempts none is current, so a late event of this one is ignored.
             state.attempt = nil
             state.task = nil
-            return (rejection, state.validationWork)
+            let validation = state.validationWork
+            // Only needed when a validator of the caller's cannot run here.
+            let runners = validation.validators.allSatisfy(\.runsInline) ? [] : state.validationRunners
+            return (rejection, validation, runners)
         }
-        guard let (rejection, validation) = completion else { return }
+        guard let (rejection, validation, runners) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
@@ -139,10 +146,12 @@ public class DataRequest: Request, @unchecked Sendable {
         }
         // Courier's own checks run here, so the response goes from the transport's thread
         // straight to whoever awaits it. Validators of the caller's are user code: they run off
-        // the transport's thread (an event loop, with AsyncHTTPClient), on the serializers' queue.
+        // the transport's thread (an event loop, with AsyncHTTPClient), in the task that awaits
+        // the response if one is waiting (still one hop), else on the serializers' queue.
         // Decided on the validators taken with the completion: one added since never runs here.
         guard validation.validators.allSatisfy(\.runsInline) else {
-            serializationQueue.async { [self] in validateAndFinish(validation) }
+            let job: @Sendable () -> Void = { [self] in validateAndFinish(validation) }
+            if !runners.contains(where: { $0(job) }) { serializationQueue.async(execute: job) }
             return
         }
         validateAndFinish(validation)

@@ -90,6 +90,9 @@ public class Request: @unchecked Sendable {
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
         var finishHandlers: [@Sendable () -> Void] = []
+        /// Awaiting tasks that run an attempt's validation when a validator closure of the
+        /// caller's must run and they are waiting (see ``ValidationRunner``).
+        var validationRunners: [ValidationRunner] = []
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64 = -1
         var bytesSent: Int64 = 0
@@ -117,7 +120,8 @@ public class Request: @unchecked Sendable {
     /// The request's identity: requests are equal and hash alike exactly when their ids match.
     public let id: UUID
     /// The serial queue validators and completion-handler serializers run on, off the
-    /// transport's threads. The async API (`serializingData()`, …) serializes in the awaiting task.
+    /// transport's threads. The async API (`serializingData()`, …) serializes in the awaiting task,
+    /// and runs validator closures there too while it waits.
     /// A download also writes its file on it, so that it finishes on one queue: work you put on
     /// it during a download delays the writes (past 8 MiB waiting, the transfer pauses).
     public var serializationQueue: DispatchQueue {
@@ -621,6 +625,10 @@ public class Request: @unchecked Sendable {
         let bytesReceived: Int64
     }
 
+    /// Takes an attempt's validation and runs it in an awaiting task, returning `true`, or returns
+    /// `false` when that task is not waiting now (the validation then runs on the serialization queue).
+    typealias ValidationRunner = @Sendable (_ validation: @escaping @Sendable () -> Void) -> Bool
+
     /// A validator, and whether it is Courier's own check that may run on the transport's thread.
     struct Validator: Sendable {
         let runsInline: Bool
@@ -676,6 +684,7 @@ public class Request: @unchecked Sendable {
         var attempt: Attempt?
         var deadlineTask: Task<Void, Never>?
         var validators: [Validator]
+        var validationRunners: [ValidationRunner]
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
         /// The last progress update, delivered before any handler runs.
         var progress: FinalProgress?
@@ -697,6 +706,7 @@ public class Request: @unchecked Sendable {
             attempt: state.attempt,
             deadlineTask: state.deadlineTask,
             validators: state.validators,
+            validationRunners: state.validationRunners,
             headValidator: state.headValidator,
             progress: takeFinalProgress(&state)
         )
@@ -708,17 +718,24 @@ public class Request: @unchecked Sendable {
         state.task = nil
         state.deadlineTask = nil
         state.validators = []
+        state.validationRunners = []
         state.headValidator = nil
         return finishing
     }
 
     /// Runs `handler` once the request has finished: now if it has, else when it does. With
     /// `resumingRequest` (response handlers), resumes an initialized request when the session
-    /// starts requests immediately; bookkeeping handlers pass `false`.
-    func appendFinishHandler(resumingRequest: Bool = true, _ handler: @escaping @Sendable () -> Void) {
+    /// starts requests immediately; bookkeeping handlers pass `false`. An awaiting handler passes
+    /// a `validationRunner`, so that the validator closures of each attempt run in its task.
+    func appendFinishHandler(
+        resumingRequest: Bool = true,
+        validationRunner: ValidationRunner? = nil,
+        _ handler: @escaping @Sendable () -> Void
+    ) {
         let (runNow, shouldResume) = mutableState.withLock { state -> (Bool, Bool) in
             if state.machine.hasFinished { return (true, false) }
             state.finishHandlers.append(handler)
+            if let validationRunner { state.validationRunners.append(validationRunner) }
             return (false, state.machine.state == .initialized)
         }
         if runNow { handler() }

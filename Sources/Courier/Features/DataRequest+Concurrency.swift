@@ -15,7 +15,8 @@ public struct DataTask<Value: Sendable>: Sendable {
     /// The whole response: request, response head, body, metrics and result.
     ///
     /// The serializer runs in the first task that awaits it, straight from the transport's
-    /// completion: no queue hop between the network and your code.
+    /// completion: no queue hop between the network and your code. Validator closures you added
+    /// with `validate(_:)` run in that task too, while it waits.
     public var response: DataResponse<Value, CourierError> {
         get async { await awaitResponse() }
     }
@@ -101,8 +102,9 @@ extension DataRequest {
             return response
         }
         // Hands over the raw outcome where the request finishes; the awaiting task, resumed from
-        // there, serializes: the one hop between the last byte and the caller's code.
-        appendFinishHandler { [weak self, outcome] in
+        // there, serializes: the one hop between the last byte and the caller's code. Validator
+        // closures of the caller's run in that task too, while it waits.
+        appendFinishHandler(validationRunner: { [outcome] in outcome.runValidation($0) }) { [weak self, outcome] in
             guard let self else { return }
             outcome.fulfil(with: self.outcome())
         }

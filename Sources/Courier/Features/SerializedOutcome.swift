@@ -5,6 +5,11 @@
 /// serializer runs there; the first awaiting task is resumed straight from there (the one hop
 /// after the last byte), runs the serializer, and every other awaiter gets its response.
 ///
+/// While that task waits, the request may also hand it an attempt's validation when a validator
+/// closure of the caller's must run (``runValidation(_:)``): user code then runs in the awaiting
+/// task too, rather than on a queue between the transport and the caller, and the task goes back
+/// to waiting for the outcome (a failed validation may lead to a retry).
+///
 /// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock (the only one:
 /// the outcome, the claim and the waiters share it); `serialize` is immutable and `Sendable`.
 /// The continuations are unsafe ones (no checking allocation): each is stored or resumed under
@@ -19,8 +24,11 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
         var response: Response?
         /// Whether an awaiter has taken on the serializing.
         var isClaimed = false
-        /// The claiming awaiter, waiting for the outcome.
-        var serializer: UnsafeContinuation<DataRequest.Outcome, Never>?
+        /// The claiming awaiter, waiting for the outcome (or a validation to run).
+        var serializer: UnsafeContinuation<Wake, Never>?
+        /// A validation handed over while the claiming awaiter was not yet waiting (or was busy
+        /// with the last one): it runs it before it waits again.
+        var pendingValidation: (@Sendable () -> Void)?
         /// The other awaiters, waiting for the response.
         var waiters: [UnsafeContinuation<Response, Never>] = []
     }
@@ -32,16 +40,80 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
         self.serialize = serialize
     }
 
+    /// What wakes the claiming awaiter.
+    private enum Wake {
+        /// The request finished: serialize.
+        case outcome(DataRequest.Outcome)
+        /// Run an attempt's validation, then wait again.
+        case validate(@Sendable () -> Void)
+    }
+
     /// Records what the request produced, resuming the claiming awaiter if one waits; later
     /// calls are ignored.
     func fulfil(with outcome: DataRequest.Outcome) {
-        let serializer = state.withLock { state -> UnsafeContinuation<DataRequest.Outcome, Never>? in
+        let serializer = state.withLock { state -> UnsafeContinuation<Wake, Never>? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer { state.serializer = nil }
             return state.serializer
         }
-        serializer?.resume(returning: outcome)
+        serializer?.resume(returning: .outcome(outcome))
+    }
+
+    /// What ``runValidation(_:)`` does with a validation.
+    private enum Handover {
+        case refused, queued
+        case wake(UnsafeContinuation<Wake, Never>)
+    }
+
+    /// Hands `validation` to the claiming awaiter and returns `true` if a task has claimed the
+    /// serializing: it runs the validation now if it waits, or as soon as it does (it is on its
+    /// way, or finishing the last one). Returns `false` (the caller then runs it elsewhere) if no
+    /// task awaits yet, or the request has finished.
+    func runValidation(_ validation: @escaping @Sendable () -> Void) -> Bool {
+        let handover = state.withLock { state -> Handover in
+            guard state.outcome == nil, state.isClaimed, state.pendingValidation == nil else { return .refused }
+            guard let serializer = state.serializer else {
+                state.pendingValidation = validation
+                return .queued
+            }
+            state.serializer = nil
+            return .wake(serializer)
+        }
+        switch handover {
+        case .refused: return false
+        case .queued: return true
+        case .wake(let serializer):
+            serializer.resume(returning: .validate(validation))
+            return true
+        }
+    }
+
+    /// Waits until the request has finished, running whatever validation it hands over meanwhile.
+    /// A finished request's outcome wins over a validation still pending: the validation could
+    /// only finish the request, which has finished.
+    private func awaitOutcome() async -> DataRequest.Outcome {
+        while true {
+            let wake = await withUnsafeContinuation { continuation in
+                let ready = state.withLock { state -> Wake? in
+                    if let outcome = state.outcome { return .outcome(outcome) }
+                    if let validation = state.pendingValidation {
+                        state.pendingValidation = nil
+                        return .validate(validation)
+                    }
+                    state.serializer = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+            switch wake {
+            case .outcome(let outcome):
+                state.withLock { $0.pendingValidation = nil }
+                return outcome
+            case .validate(let validation):
+                validation()
+            }
+        }
     }
 
     private enum Role {
@@ -72,14 +144,7 @@ final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
                     if let ready { continuation.resume(returning: ready) }
                 }
             case .serializes:
-                let outcome = await withUnsafeContinuation { continuation in
-                    let ready = state.withLock { state -> DataRequest.Outcome? in
-                        if let outcome = state.outcome { return outcome }
-                        state.serializer = continuation
-                        return nil
-                    }
-                    if let ready { continuation.resume(returning: ready) }
-                }
+                let outcome = await awaitOutcome()
                 let response = serialize(outcome)
                 let waiters = state.withLock { state -> [UnsafeContinuation<Response, Never>] in
                     state.response = response

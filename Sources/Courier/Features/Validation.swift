@@ -105,7 +105,8 @@ extension Request {
 
     /// Adds a validator. `runsInline` marks Courier's own checks, which may run on the
     /// transport's thread where the response ends; a request with any other validator validates
-    /// on its serialization queue, since user code never runs on an event loop.
+    /// in the task awaiting its response if one is waiting, else on its serialization queue, since
+    /// user code never runs on an event loop.
     @discardableResult
     func appendValidator(
         runsInline: Bool,
