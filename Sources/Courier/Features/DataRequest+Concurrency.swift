@@ -16,7 +16,7 @@ public struct DataTask<Value: Sendable>: Sendable {
     ///
     /// The serializer runs in the first task that awaits it, straight from the transport's
     /// completion: no queue hop between the network and your code. Validator closures you added
-    /// with `validate(_:)` run in that task too, while it waits.
+    /// (`validate(_:)`, `validate(contentType:)`) run in that task too, once it has begun awaiting.
     public var response: DataResponse<Value, CourierError> {
         get async { await awaitResponse() }
     }
@@ -103,7 +103,7 @@ extension DataRequest {
         }
         // Hands over the raw outcome where the request finishes; the awaiting task, resumed from
         // there, serializes: the one hop between the last byte and the caller's code. Validator
-        // closures of the caller's run in that task too, while it waits.
+        // closures of the caller's run in that task too, once it has begun awaiting.
         appendFinishHandler(validationRunner: { [outcome] in outcome.runValidation($0) }) { [weak self, outcome] in
             guard let self else { return }
             outcome.fulfil(with: self.outcome())

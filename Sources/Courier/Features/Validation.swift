@@ -14,6 +14,11 @@ extension DataRequest {
     /// Fails the request unless `validation` accepts the response. Validators run in the order
     /// added, once the response has arrived; the first failure becomes the request's error as
     /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)``.
+    ///
+    /// Where it runs: in the task awaiting the response (`serializingData()` and the like) once
+    /// one has begun awaiting, with that task's priority and task-local values; otherwise on the
+    /// request's ``Request/serializationQueue``. In a task it runs on Swift's cooperative thread
+    /// pool, so it must not block (no semaphores waiting for other tasks).
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
         appendValidator(runsInline: false) { request, input in

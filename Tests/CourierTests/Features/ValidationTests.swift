@@ -39,8 +39,9 @@ final class SeenNames: @unchecked Sendable {  // `names` is read and written onl
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let seen = SeenNames()
-            // The server answers after 0.5 s: the awaiting task has long begun waiting by then.
-            let request = session.request(server.url("/delay/0.5")).validate { _, response, _ in
+            // The server answers after 1 s. The task claims the response within microseconds of
+            // starting the request, with no suspension in between: it has long begun awaiting.
+            let request = session.request(server.url("/delay/1")).validate { _, response, _ in
                 seen.record()
                 return response.statusCode == 200 ? .success(()) : .failure(URLError(.badServerResponse))
             }
