@@ -4,7 +4,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// @unchecked Sendable: the mutable state sits in `registry`, behind one lock.
 /// Makes and runs requests over one ``Transport``, with shared defaults: headers, event
 /// monitors, whether requests start by themselves.
 ///
@@ -19,7 +18,7 @@ import FoundationNetworking
 /// finishes, so `try await Session().request(url).serializingData().value` works as written.
 /// ``invalidate()`` cancels what is running and shuts the transport down; a session that goes
 /// away (nothing holds it, so nothing of it is running) shuts its transport down too.
-public final class Session: RequestDelegate, @unchecked Sendable {
+public final class Session: RequestDelegate, Sendable {
     /// How a session behaves; every property has a default.
     public struct Configuration: Sendable {
         /// Headers sent with every request unless the request sets its own: by default

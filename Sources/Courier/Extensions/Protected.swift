@@ -2,9 +2,9 @@ import Foundation
 
 /// A value behind one lock: every read and write goes through ``withLock(_:)``.
 ///
-/// `@unchecked Sendable` is sound because the only stored mutable state, `value`, is touched
-/// only while `lock` is held.
-final class Protected<Value>: @unchecked Sendable {
+/// Sendable when its value is: a type that keeps its mutable state in a `Protected` of a
+/// `Sendable` value, in `let`s, is then checked `Sendable` by the compiler.
+final class Protected<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -21,3 +21,7 @@ final class Protected<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+// @unchecked Sendable: the only stored mutable state, `value`, is touched only while `lock` is
+// held, and it is itself Sendable, so handing it between threads through the lock is safe.
+extension Protected: @unchecked Sendable where Value: Sendable {}

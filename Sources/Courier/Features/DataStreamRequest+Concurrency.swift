@@ -123,9 +123,8 @@ final class Termination: @unchecked Sendable {
     }
 }
 
-// @unchecked Sendable: all mutable state sits in `state`, behind one lock.
 /// Holds the pieces of the body between the transport and an async loop.
-final class StreamBuffer: DataStreamRequest.Consumer, @unchecked Sendable {
+final class StreamBuffer: DataStreamRequest.Consumer, Sendable {
     private struct State {
         var chunks: [Data] = []
         var bufferedBytes = 0

@@ -128,3 +128,6 @@ extension NetworkMonitor {
         }
     }
 }
+
+extension NetworkMonitor.StateMachine: Sendable where Source: Sendable, Subscriber: Sendable {}
+extension NetworkMonitor.StateMachine.Phase: Sendable where Source: Sendable {}

@@ -3,9 +3,7 @@
 ///
 /// Cheaper than wrapping the wait in a `Task`: no task is made per request, and the waiters are
 /// resumed straight from wherever the value arrives.
-///
-/// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock.
-final class ResponseFuture<Response: Sendable>: @unchecked Sendable {
+final class ResponseFuture<Response: Sendable>: Sendable {
     private enum State {
         case waiting([CheckedContinuation<Response, Never>])
         case fulfilled(Response)

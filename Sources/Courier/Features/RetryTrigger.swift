@@ -32,9 +32,8 @@ public enum RetryTriggerEvent: Sendable, Hashable {
     }
 }
 
-// @unchecked Sendable: the one mutable member, the cancel action, sits behind one lock.
 /// A ``RetryTrigger``'s subscription: ``cancel()`` stops its calls. Cancelling twice does nothing.
-public final class RetryTriggerObservation: @unchecked Sendable {
+public final class RetryTriggerObservation: Sendable {
     private let onCancel: Protected<(@Sendable () -> Void)?>
 
     /// An observation that runs `onCancel` once, when first cancelled.

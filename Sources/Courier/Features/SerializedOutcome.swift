@@ -10,11 +10,10 @@
 /// task too, rather than on a queue between the transport and the caller, and the task goes back
 /// to waiting for the outcome (a failed validation may lead to a retry).
 ///
-/// `@unchecked Sendable`: the one mutable member, `state`, sits behind one lock (the only one:
-/// the outcome, the claim and the waiters share it); `serialize` is immutable and `Sendable`.
-/// The continuations are unsafe ones (no checking allocation): each is stored or resumed under
+/// All mutable state sits behind one lock (the only one: the outcome, the claim and the waiters
+/// share it). The continuations are unsafe ones (no checking allocation): each is stored or resumed under
 /// that lock exactly once, so none is resumed twice or dropped.
-final class SerializedOutcome<Value: Sendable>: @unchecked Sendable {
+final class SerializedOutcome<Value: Sendable>: Sendable {
     typealias Response = DataResponse<Value, CourierError>
 
     private struct State {

@@ -19,10 +19,7 @@ import FoundationNetworking
 ///
 /// ``mimeType`` and ``textEncodingName`` are read from `Content-Type` the same way whichever
 /// transport answered, following RFC 9110 (parameter names are case-insensitive).
-///
-/// `@unchecked Sendable`: the one mutable member, what is made on first use, sits behind one lock; the
-/// rest is immutable.
-public final class ResponseHead: @unchecked Sendable {
+public final class ResponseHead: Sendable {
     /// The URL the response came from (after redirects).
     public let url: URL?
     /// The HTTP status code.

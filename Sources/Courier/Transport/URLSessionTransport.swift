@@ -133,9 +133,7 @@ public final class URLSessionTransport: Transport {
 }
 
 /// One `URLSessionDataTask` and what it has observed.
-///
-/// `@unchecked Sendable`: the mutable progress (`state`) sits behind one lock; the rest is immutable.
-final class URLSessionTransportTask: TransportTask, @unchecked Sendable {
+final class URLSessionTransportTask: TransportTask, Sendable {
     private struct Progress {
         var startDate: Date?
         var responseDate: Date?
