@@ -232,11 +232,11 @@ public class Request: @unchecked Sendable {
             return self
         case .startFirstAttempt:
             eventMonitor?.requestDidResume(self)
-            guard let session else {
+            guard session != nil else {
                 finish(error: .sessionInvalidated(nil))
                 return self
             }
-            session.startAttempt(of: self)
+            startAttempt()
         case .resumeTask:
             applyStateToTask()
             eventMonitor?.requestDidResume(self)
@@ -313,7 +313,7 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    // MARK: - Attempts (called by the session)
+    // MARK: - Attempts (steps of the attempt loop, Request+AttemptLoop.swift)
 
     /// The URLRequest the caller's parameters built, before adaptation; built once, adapted for
     /// every attempt.
@@ -519,7 +519,7 @@ public class Request: @unchecked Sendable {
     /// (its delay ended and a trigger fired, whichever came second) or the request has finished.
     func retryNow(endingWaitFor retryCount: Int) {
         guard prepareForRetry(afterRetryCount: retryCount) else { return }
-        weakSession?.startAttempt(of: self)
+        startAttempt()
     }
 
     /// Readies the request for the attempt after retry number `retryCount` and returns `true`, or

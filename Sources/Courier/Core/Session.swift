@@ -248,72 +248,6 @@ public final class Session: RequestDelegate, Sendable {
     /// ``Configuration/startRequestsImmediately``.
     public var startsRequestsImmediately: Bool { configuration.startRequestsImmediately }
 
-    /// Builds the request's URLRequest once (adding the session's headers, rejecting invalid
-    /// ones), adapts it for this attempt, and hands it to the transport, when the request is
-    /// resumed or retried.
-    func startAttempt(of request: Request) {
-        let (isDue, initialRequest) = request.attemptToStart
-        guard isDue else { return }  // Called twice, or too late: nothing to start.
-        if let upload = request as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
-            // Encoding a large multipart form writes a file: not on the caller's thread.
-            DispatchQueue.global(qos: .utility).async { [self] in
-                do {
-                    _ = try upload.uploadableBody()
-                } catch {
-                    upload.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
-                    return
-                }
-                prepareAttempt(of: upload, initialRequest: initialRequest)
-            }
-            return
-        }
-        prepareAttempt(of: request, initialRequest: initialRequest)
-    }
-
-    /// Builds (once, unless `initialRequest` was built before) and adapts the request of
-    /// `request`'s next attempt, then performs it.
-    private func prepareAttempt(of request: Request, initialRequest: RequestHead?) {
-        let initial: RequestHead
-        if let built = initialRequest {
-            initial = built
-        } else {
-            do {
-                initial = try makeInitialHead(from: request.convertible)
-            } catch {
-                request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
-                return
-            }
-            request.didCreateInitialRequest(initial)
-            configuration.retryBudget?.recordRequest()
-            if let deadline = configuration.requestDeadline { request.armDeadline(after: deadline, clock: clock) }
-        }
-        guard let adapter = interceptor(for: request), Self.adapts(adapter) else {
-            perform(initial, for: request, isAdapted: false)
-            return
-        }
-        let state = RequestAdapterState(requestID: request.id, retryCount: request.retryCount, session: self)
-        request.setPendingWork(
-            Task {
-                let adapted: URLRequest
-                do {
-                    adapted = try await adapter.adapt(initial.urlRequest, using: state)
-                } catch {
-                    request.didFailToAdaptURLRequest(
-                        initial,
-                        withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
-                    )
-                    return
-                }
-                request.didAdaptInitialRequest(initial, to: adapted)
-                guard let head = RequestHead(adapted) else {
-                    request.didFailToCreateURLRequest(with: Self.noURL)
-                    return
-                }
-                perform(head, for: request, isAdapted: true)
-            }
-        )
-    }
-
     /// Who decides the request's retries (its own interceptor, then the session's, composed) and
     /// the session's retry budget; `nil` when there is no interceptor.
     func retryPlan(for request: Request) -> (retrier: any RequestInterceptor, budget: RetryBudget?)? {
@@ -406,9 +340,9 @@ public final class Session: RequestDelegate, Sendable {
     /// The head of the first attempt: the caller's URL, method and headers (or their
     /// `URLRequest`) with the session's headers where the caller set none, checked once: user
     /// info leaves the URL for `Authorization` (adapters and monitors never see it there), then
-    /// the URL, the method and the headers are validated. An adapted request is checked again in
-    /// ``perform(_:for:isAdapted:)``.
-    private func makeInitialHead(from convertible: any URLRequestConvertible) throws -> RequestHead {
+    /// the URL, the method and the headers are validated. An adapted request is checked again
+    /// before it is sent (see `Request.perform(_:isAdapted:session:)`).
+    func makeInitialHead(from convertible: any URLRequestConvertible) throws -> RequestHead {
         var head: RequestHead
         if let own = convertible as? RequestConvertible {
             head = try own.makeHead()
@@ -423,11 +357,11 @@ public final class Session: RequestDelegate, Sendable {
     }
 
     /// The failure of a request built without a URL.
-    private static var noURL: CourierError { .invalidURL("", reason: "the request has no URL") }
+    static var noURL: CourierError { .invalidURL("", reason: "the request has no URL") }
 
     /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
-    private static func validate(_ head: RequestHead) throws(CourierError) {
+    static func validate(_ head: RequestHead) throws(CourierError) {
         if let problem = URLValidation.problem(with: head.url) { throw problem }
         // An adapter or a convertible of the caller's may set any method: one with a space or a
         // line break would forge the request line.
@@ -441,7 +375,7 @@ public final class Session: RequestDelegate, Sendable {
 
     /// Whether `adapter` may change a request. The retry-only interceptors Courier ships do not, so
     /// requests they serve skip the adaptation `Task` and its thread hop.
-    private static func adapts(_ adapter: any RequestAdapter) -> Bool {
+    static func adapts(_ adapter: any RequestAdapter) -> Bool {
         switch adapter {
         case is Retrier, is RetryPolicy, is ConnectionLostRetryPolicy: return false
         case let composite as Interceptor: return composite.adapters.contains { adapts($0) }
@@ -450,46 +384,13 @@ public final class Session: RequestDelegate, Sendable {
     }
 
     /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
-    private func interceptor(for request: Request) -> (any RequestInterceptor)? {
+    func interceptor(for request: Request) -> (any RequestInterceptor)? {
         switch (request.interceptor, interceptor) {
         case (let own?, let shared?): return Interceptor(interceptors: [own, shared])
         case (let own?, nil): return own
         case (nil, let shared?): return shared
         case (nil, nil): return nil
         }
-    }
-
-    /// Sends one attempt of `request` with `urlRequest`, unless the request ended while it was
-    /// being adapted. An adapted request is checked again (an adapter may have changed its URL or
-    /// headers), and so is a download (see below); any other was checked when it was built, once
-    /// for all its attempts.
-    private func perform(_ head: RequestHead, for request: Request, isAdapted: Bool) {
-        // Ended while it was being adapted: nothing of this attempt is built.
-        guard !request.hasFinished else { return }
-        var head = request.finalizing(head)
-        // A resumed download adds `If-Range` with the server's own validator: checked too.
-        if isAdapted || request is DownloadRequest {
-            head = head.movingUserInfoToAuthorization()
-            do {
-                try Self.validate(head)
-            } catch {
-                request.didFailToCreateURLRequest(with: error)
-                return
-            }
-        }
-        var body: RequestBody?
-        if let upload = request as? UploadRequest {
-            do {
-                body = try upload.uploadableBody()
-            } catch {
-                request.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
-                return
-            }
-        }
-        guard request.didCreateRequest(head) else { return }
-        let attempt = Request.Attempt(request: request)
-        let task = transport.makeTask(for: head, body: body, eventHandler: attempt)
-        request.didCreateTask(task, for: head, attempt: attempt)
     }
 }
 

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The request's own attempt loop: build the head (once), adapt it, send it. What comes back goes
+// through ``Request/Attempt`` to the request's transport events, then validation, the retry
+// decision and its delay (`Request.swift`), and back here for the next attempt. The session only
+// lends what it owns: its headers and checks (`makeInitialHead`), its interceptor, its transport,
+// its budget and its clock.
+extension Request {
+    /// Starts the attempt the state machine is waiting for (the first, on resume; the next, once
+    /// a retry is decided), unless none is due: called twice, or too late, it does nothing.
+    func startAttempt() {
+        let (isDue, initialRequest) = attemptToStart
+        guard isDue else { return }
+        if let upload = self as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
+            // Encoding a large multipart form writes a file: not on the caller's thread.
+            DispatchQueue.global(qos: .utility).async { [self] in
+                do {
+                    _ = try upload.uploadableBody()
+                } catch {
+                    didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                    return
+                }
+                prepareAttempt(initialRequest: initialRequest)
+            }
+            return
+        }
+        prepareAttempt(initialRequest: initialRequest)
+    }
+
+    /// Builds the head of the first attempt (unless `initialRequest` was built before), adapts it
+    /// for this attempt, then sends it. The first build also counts the request in the retry
+    /// budget and arms the deadline.
+    private func prepareAttempt(initialRequest: RequestHead?) {
+        guard let session = weakSession else {
+            finish(error: .sessionInvalidated(nil))
+            return
+        }
+        let initial: RequestHead
+        if let built = initialRequest {
+            initial = built
+        } else {
+            do {
+                initial = try session.makeInitialHead(from: convertible)
+            } catch {
+                didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
+                return
+            }
+            didCreateInitialRequest(initial)
+            session.configuration.retryBudget?.recordRequest()
+            if let deadline = session.configuration.requestDeadline {
+                armDeadline(after: deadline, clock: session.clock)
+            }
+        }
+        guard let adapter = session.interceptor(for: self), Session.adapts(adapter) else {
+            perform(initial, isAdapted: false, session: session)
+            return
+        }
+        let state = RequestAdapterState(requestID: id, retryCount: retryCount, session: session)
+        setPendingWork(
+            Task { [self] in
+                let adapted: URLRequest
+                do {
+                    adapted = try await adapter.adapt(initial.urlRequest, using: state)
+                } catch {
+                    didFailToAdaptURLRequest(
+                        initial,
+                        withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
+                    )
+                    return
+                }
+                didAdaptInitialRequest(initial, to: adapted)
+                guard let head = RequestHead(adapted) else {
+                    didFailToCreateURLRequest(with: Session.noURL)
+                    return
+                }
+                guard let session = weakSession else {
+                    finish(error: .sessionInvalidated(nil))
+                    return
+                }
+                perform(head, isAdapted: true, session: session)
+            }
+        )
+    }
+
+    /// Sends one attempt with `head` over the session's transport, unless the request ended while
+    /// it was being adapted. An adapted head is checked again (an adapter may have changed its URL
+    /// or headers), and so is a download's (it may add `If-Range` with the server's own
+    /// validator); any other was checked when it was built, once for all its attempts.
+    private func perform(_ head: RequestHead, isAdapted: Bool, session: Session) {
+        guard !hasFinished else { return }
+        var head = finalizing(head)
+        if isAdapted || self is DownloadRequest {
+            head = head.movingUserInfoToAuthorization()
+            do {
+                try Session.validate(head)
+            } catch {
+                didFailToCreateURLRequest(with: error)
+                return
+            }
+        }
+        var body: RequestBody?
+        if let upload = self as? UploadRequest {
+            do {
+                body = try upload.uploadableBody()
+            } catch {
+                didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                return
+            }
+        }
+        guard didCreateRequest(head) else { return }
+        let attempt = Attempt(request: self)
+        let task = session.transport.makeTask(for: head, body: body, eventHandler: attempt)
+        didCreateTask(task, for: head, attempt: attempt)
+    }
+}
