@@ -59,7 +59,7 @@ extension Request {
             finish(error: error)
             return
         }
-        let (deadline, retryCount) = mutableState.withLock { ($0.deadline, $0.retryCount) }
+        let (deadline, retryCount) = mutableState.withLock { ($0.machine.deadline, $0.retryCount) }
         let now = clock.now()
         switch RetrySchedule.decide(delay: delay, now: now, deadline: deadline) {
         case .pastDeadline:

@@ -62,6 +62,9 @@ extension Request {
         /// Set once the request has committed to succeeding: a cancel or the deadline can no
         /// longer stop it.
         private(set) var isCommitting = false
+        /// When the request fails if still running, over all its attempts and retry delays, as a
+        /// time on the session's clock; `nil` until armed.
+        private(set) var deadline: Duration?
 
         /// A head check and the completion it holds back.
         enum HeadCheck {
@@ -298,6 +301,14 @@ extension Request {
             guard isHeldBack != hold else { return false }
             isHeldBack = hold
             taskGeneration &+= 1
+            return true
+        }
+
+        /// Arms the deadline at `instant`, unless it is armed already or the request has finished:
+        /// returns whether it did (then the caller starts the timer that ends in ``expire()``).
+        mutating func armDeadline(at instant: Duration) -> Bool {
+            guard deadline == nil, !hasFinished else { return false }
+            deadline = instant
             return true
         }
 

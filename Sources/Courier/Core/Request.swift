@@ -76,9 +76,6 @@ public class Request: @unchecked Sendable {
         /// The retry delay under way, cancelled with the request or when a trigger starts the
         /// retry sooner.
         var retryWait: Task<Void, Never>?
-        /// When the request fails if still running, over all its attempts and retry delays, on
-        /// the session's clock.
-        var deadline: Duration?
         /// Fails the request at ``deadline``; cancelled when the request finishes.
         var deadlineTask: Task<Void, Never>?
         var responseHead: ResponseHead?
@@ -456,9 +453,7 @@ public class Request: @unchecked Sendable {
         guard seconds.isFinite, seconds >= 0 else { return }
         let deadline = clock.now() + .nanoseconds(Int64(min(seconds, 1e9) * 1e9))
         let isNew = mutableState.withLock { state -> Bool in
-            guard state.deadline == nil, !state.machine.hasFinished else { return false }
-            state.deadline = deadline
-            return true
+            state.machine.armDeadline(at: deadline)
         }
         guard isNew else { return }
         let task = Task { [weak self] in

@@ -11,6 +11,7 @@ import Testing
     enum Event: CaseIterable {
         case resume, suspend, cancel, expire, taskCreated, attemptCompleted, awaitRetryDecision, retry, finish
         case headCheckStarted, holdCompletion, headAccepted, headRejected, toggleHoldBack, beginCommitting
+        case armDeadline
     }
 
     /// What a history of events has produced so far, to check each step against.
@@ -137,6 +138,9 @@ import Testing
         case .beginCommitting:
             let committed = next.machine.beginCommitting()
             check(committed == !before.hasFinished, "\(path)")
+        case .armDeadline:
+            let armed = next.machine.armDeadline(at: .seconds(path.count))
+            check(armed == (before.deadline == nil && !before.hasFinished), "\(path): armed once, while running")
         }
         // Rules for every step.
         let after = next.machine
@@ -153,6 +157,7 @@ import Testing
         check(next.firstAttemptStarts <= 1, "\(path): the first attempt starts once")
         check(next.finishes <= 1, "\(path): a request finishes once")
         check(next.releasedCompletions <= next.heldCompletions, "\(path): a held completion is released once")
+        if let deadline = before.deadline { check(after.deadline == deadline, "\(path): a deadline never moves") }
         if after.state != before.state, after.state == .resumed || after.state == .suspended, before.hasStartedAttempts
         {
             check(after.taskGeneration != before.taskGeneration, "\(path): the task must follow the new state")
@@ -174,8 +179,8 @@ import Testing
     @Test func everyEventInEveryReachableStateKeepsTheRules() {
         var visited = 0
         Self.walk(History(), path: [], depth: 5, visited: &visited)
-        // 15 + 15² + … + 15⁵: every sequence was stepped through.
-        #expect(visited == 15 + 225 + 3_375 + 50_625 + 759_375)
+        // 16 + 16² + … + 16⁵: every sequence was stepped through.
+        #expect(visited == 16 + 256 + 4_096 + 65_536 + 1_048_576)
     }
 
     @Test func cancelAlwaysEndsARequestThatHasNotFinished() {
