@@ -39,14 +39,6 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
         self.serialize = serialize
     }
 
-    /// What wakes the claiming awaiter.
-    private enum Wake {
-        /// The request finished: serialize.
-        case outcome(DataRequest.Outcome)
-        /// Run an attempt's validation, then wait again.
-        case validate(@Sendable () -> Void)
-    }
-
     /// Records what the request produced, resuming the claiming awaiter if one waits; later
     /// calls are ignored.
     func fulfil(with outcome: DataRequest.Outcome) {
@@ -57,12 +49,6 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
             return state.serializer
         }
         serializer?.resume(returning: .outcome(outcome))
-    }
-
-    /// What ``runValidation(_:)`` does with a validation.
-    private enum Handover {
-        case refused, queued
-        case wake(UnsafeContinuation<Wake, Never>)
     }
 
     /// Hands `validation` to the claiming awaiter and returns `true` if a task has claimed the
@@ -155,4 +141,19 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
             }
         }
     }
+}
+
+/// What wakes the claiming awaiter of a ``SerializedOutcome``. Outside the generic class, so
+/// that using it looks up no generic metadata per request.
+private enum Wake: Sendable {
+    /// The request finished: serialize.
+    case outcome(DataRequest.Outcome)
+    /// Run an attempt's validation, then wait again.
+    case validate(@Sendable () -> Void)
+}
+
+/// What `SerializedOutcome.runValidation(_:)` does with a validation.
+private enum Handover {
+    case refused, queued
+    case wake(UnsafeContinuation<Wake, Never>)
 }
