@@ -41,7 +41,8 @@ extension Request {
     /// Beside the lifecycle, the machine counts every change to what the transport task should be
     /// doing (``taskGeneration``: resumed, suspended, held back by a slow consumer), and knows
     /// whether the request has committed to succeeding (a download being moved into place), after
-    /// which a cancel or the deadline changes nothing.
+    /// which a cancel or the deadline changes nothing, and when the deadline falls (armed once,
+    /// while the request runs; ``expire()`` ends the request there).
     struct StateMachine {
         /// The public state.
         private(set) var state: State = .initialized
