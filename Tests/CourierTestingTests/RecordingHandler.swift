@@ -1,4 +1,5 @@
 import Courier
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -100,24 +101,3 @@ final class CallCounter: Sendable {
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
-
-/// A value behind an `NSLock`. The helpers use it rather than `Synchronization.Mutex`, which
-/// ThreadSanitizer cannot see through on Linux (it reports the accesses it guards as races).
-///
-final class TestLock<Value> {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-// @unchecked Sendable: `value` is touched only while `lock` is held, and is itself Sendable.
-extension TestLock: @unchecked Sendable where Value: Sendable {}

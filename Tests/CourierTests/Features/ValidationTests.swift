@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -12,23 +13,17 @@ enum AwaitingTask {
     @TaskLocal static var name: String?
 }
 
-/// The task names a validator saw, in order (behind an `NSLock`, which ThreadSanitizer sees through).
-final class SeenNames: @unchecked Sendable {  // `names` is read and written only under `lock`.
-    private let lock = NSLock()
-    private var names: [String?] = []
+/// The task names a validator saw, in order.
+typealias SeenNames = TestLock<[String?]>
 
+extension TestLock<[String?]> {
+    /// Records the name of the task this runs in (`nil` outside any named one).
     func record() {
         let name = AwaitingTask.name
-        lock.lock()
-        defer { lock.unlock() }
-        names.append(name)
+        withLock { $0.append(name) }
     }
 
-    var all: [String?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return names
-    }
+    var all: [String?] { withLock { $0 } }
 }
 
 @Suite struct ValidationTests {
@@ -38,7 +33,7 @@ final class SeenNames: @unchecked Sendable {  // `names` is read and written onl
     func aValidatorClosureRunsInTheTaskThatAwaitsTheResponse(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
-            let seen = SeenNames()
+            let seen = SeenNames([])
             // The server answers after 1 s. The task claims the response within microseconds of
             // starting the request, with no suspension in between: it has long begun awaiting.
             let request = session.request(server.url("/delay/1")).validate { _, response, _ in
@@ -51,7 +46,7 @@ final class SeenNames: @unchecked Sendable {  // `names` is read and written onl
             #expect(!data.isEmpty)
             #expect(seen.all == ["awaiter"])
 
-            let handlerSeen = SeenNames()
+            let handlerSeen = SeenNames([])
             let handled = await AwaitingTask.$name.withValue("caller") {
                 await withCheckedContinuation { continuation in
                     session.request(server.url("/get"))
@@ -76,7 +71,7 @@ final class SeenNames: @unchecked Sendable {  // `names` is read and written onl
             let session = transport.makeSession(
                 interceptor: Retrier { request, _, _ in request.retryCount == 0 ? .retry : .doNotRetry }
             )
-            let seen = SeenNames()
+            let seen = SeenNames([])
             let key = "validate-in-task-\(transport)"
             let request = session.request(server.url("/fault/flaky/\(key)?times=1&status=503"))
                 .validate { _, response, _ in
