@@ -606,7 +606,7 @@ public class Request: @unchecked Sendable {
     /// Runs `handler` once the request has finished: now if it has, else when it does. With
     /// `resumingRequest` (response handlers), resumes an initialized request when the session
     /// starts requests immediately; bookkeeping handlers pass `false`. An awaiting handler passes
-    /// a `validationRunner`, so that the validator closures of each attempt run in its task.
+    /// a `validationRunner`, so that the validator closures added so far run in its task.
     func appendFinishHandler(
         resumingRequest: Bool = true,
         validationRunner: ValidationRunner? = nil,
@@ -615,7 +615,10 @@ public class Request: @unchecked Sendable {
         let (runNow, shouldResume) = mutableState.withLock { state -> (Bool, Bool) in
             if state.machine.hasFinished { return (true, false) }
             state.finishHandlers.append(handler)
-            if let validationRunner { state.validationRunners.append(validationRunner) }
+            // Only when a validator needs it: most requests validate with Courier's own checks.
+            if let validationRunner, state.validators.contains(where: { !$0.runsInline }) {
+                state.validationRunners.append(validationRunner)
+            }
             return (false, state.machine.state == .initialized)
         }
         if runNow { handler() }

@@ -15,9 +15,9 @@ extension DataRequest {
     /// added, once the response has arrived; the first failure becomes the request's error as
     /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)``.
     ///
-    /// Where it runs: in the task awaiting the response (`serializingData()` and the like) once
-    /// one has begun awaiting, with that task's priority and task-local values; otherwise on the
-    /// request's ``Request/serializationQueue``. In a task it runs on Swift's cooperative thread
+    /// Where it runs: in the task awaiting the response (`serializingData()` and the like, made
+    /// after this call) once it has begun awaiting, with that task's priority and task-local
+    /// values; otherwise on the request's ``Request/serializationQueue``. In a task it runs on Swift's cooperative thread
     /// pool, so it must not block (no semaphores waiting for other tasks).
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
