@@ -119,7 +119,8 @@ public class DataRequest: Request, @unchecked Sendable {
         typealias Completion = (
             rejection: CourierError?,
             validation: (validators: [Validator], input: ValidationInput),
-            runners: [ValidationRunner]
+            /// `nil` when Courier's own checks are all there is: they run here.
+            runners: [ValidationRunner]?
         )
         let completion = mutableState.withLock { state -> Completion? in
             guard state.attempt === attempt else { return nil }
@@ -132,9 +133,8 @@ public class DataRequest: Request, @unchecked Sendable {
             state.attempt = nil
             state.task = nil
             let validation = state.validationWork
-            // Only needed when a validator of the caller's cannot run here.
-            let runners = validation.validators.allSatisfy(\.runsInline) ? [] : state.validationRunners
-            return (rejection, validation, runners)
+            let runsHere = validation.validators.allSatisfy(\.runsInline)
+            return (rejection, validation, runsHere ? nil : state.validationRunners)
         }
         guard let (rejection, validation, runners) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
@@ -149,7 +149,7 @@ public class DataRequest: Request, @unchecked Sendable {
         // the transport's thread (an event loop, with AsyncHTTPClient), in the task that awaits
         // the response if one is waiting (still one hop), else on the serializers' queue.
         // Decided on the validators taken with the completion: one added since never runs here.
-        guard validation.validators.allSatisfy(\.runsInline) else {
+        if let runners {
             let job: @Sendable () -> Void = { [self] in validateAndFinish(validation) }
             if !runners.contains(where: { $0(job) }) { serializationQueue.async(execute: job) }
             return
