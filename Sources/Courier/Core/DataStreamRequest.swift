@@ -4,8 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// @unchecked Sendable: its own mutable state sits in `streamState`, behind one lock; the rest is
-// Request's, behind Request's lock.
+// @unchecked Sendable: its own mutable state sits in `streamState`, behind Request's lock, which
+// it shares; the rest is Request's.
 /// A request whose response body reaches you in pieces as it arrives, for long-lived or large
 /// responses: server-sent lines, JSON lines, media.
 ///
@@ -45,9 +45,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         var completion: Completion?
     }
 
-    private let streamState = Protected(StreamState())
+    /// Shares the request's lock: holding the transfer back changes both at once.
+    private let streamState: Protected<StreamState>
 
-    override init(
+    init(
         id: UUID = UUID(),
         convertible: any URLRequestConvertible,
         serializationQueue: DispatchQueue,
@@ -55,13 +56,16 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         interceptor: (any RequestInterceptor)?,
         session: Session
     ) {
+        let lock = Lock.make()
+        streamState = Protected(StreamState(), lock: lock)
         super.init(
             id: id,
             convertible: convertible,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            session: session
+            session: session,
+            lock: lock
         )
         appendFinishHandler(resumingRequest: false) { [weak self] in self?.deliverCompletion() }
     }
@@ -85,11 +89,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// A consumer fell behind or caught up: holds the transfer back while the head is being
-    /// validated or any consumer is behind. Decided and recorded under the stream's lock, so the
-    /// latest call's view stands however calls race.
+    /// validated or any consumer is behind. Decided and recorded under the request's lock, so
+    /// the latest call's view stands however calls race. A consumer's `isLagging` takes the
+    /// consumer's own lock inside it; a consumer calls the request only after releasing that.
     func consumerLagDidChange() {
-        streamState.withLock { state in
-            setTransferHeldBack(state.isValidatingHead || state.consumers.contains { $0.isLagging })
+        streamState.withLock(together: mutableState) { stream, state in
+            _ = state.machine.holdBack(stream.isValidatingHead || stream.consumers.contains { $0.isLagging })
         }
         applyStateToTask()
     }
@@ -111,23 +116,23 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         }
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: head)
-        streamState.withLock { state in
-            state.isValidatingHead = true
-            state.headRejection = nil
-            state.parked.removeAll()
-            setTransferHeldBack(true)
+        streamState.withLock(together: mutableState) { stream, state in
+            stream.isValidatingHead = true
+            stream.headRejection = nil
+            stream.parked.removeAll()
+            _ = state.machine.holdBack(true)
         }
         // Validators are user code: off the transport's thread, with the transfer held meanwhile.
         applyStateToTask()
         serializationQueue.async { [self] in
             let rejection = runValidators()
             eventMonitor?.request(self, didValidateWithError: rejection)
-            let parked = streamState.withLock { state -> [Data] in
-                state.isValidatingHead = false
-                state.headRejection = rejection
-                if rejection != nil { setTransferHeldBack(false) }
-                defer { state.parked.removeAll() }
-                return rejection == nil ? state.parked : []
+            let parked = streamState.withLock(together: mutableState) { stream, state -> [Data] in
+                stream.isValidatingHead = false
+                stream.headRejection = rejection
+                if rejection != nil { _ = state.machine.holdBack(false) }
+                defer { stream.parked.removeAll() }
+                return rejection == nil ? stream.parked : []
             }
             if rejection != nil {
                 task.cancel()

@@ -102,13 +102,17 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         } else {
             file = DownloadFile.makeTemporary(queue: queue)
         }
-        self.transfer = Protected(transfer)
+        // One lock for the request's state and the transfer's: holding the transfer back must
+        // change both at once (see `attempt(_:of:didReceive:)`).
+        let lock = Lock.make()
+        self.transfer = Protected(transfer, lock: lock)
         super.init(
             convertible: convertible,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            session: session
+            session: session,
+            lock: lock
         )
         mutableState.withLock { $0.serializationQueue = queue }
         // Runs before any response handler (which also waits for the file queue), so handlers
@@ -255,7 +259,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // Pieces join the batch a queued block has not taken yet, so a fast network costs one
         // block on the file queue per batch rather than one per 16 KB piece.
         let (newBatch, holdBack) =
-            transfer.withLock { transfer -> (WriteBatch?, Bool)? in
+            transfer.withLock(together: mutableState) { transfer, state -> (WriteBatch?, Bool)? in
                 guard case .write = transfer.disposition else { return nil }
                 transfer.pendingBytes += Int64(data.count)
                 var newBatch: WriteBatch?
@@ -273,7 +277,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                     return (newBatch, false)
                 }
                 transfer.isHoldingBack = true
-                setTransferHeldBack(true)
+                _ = state.machine.holdBack(true)
                 return (newBatch, true)
             } ?? (nil, false)
         if holdBack { applyStateToTask() }
@@ -301,11 +305,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             file.write(piece)
             written += Int64(piece.count)
         }
-        let release = transfer.withLock { transfer -> Bool in
+        let release = transfer.withLock(together: mutableState) { transfer, state -> Bool in
             transfer.pendingBytes -= written
             guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
             transfer.isHoldingBack = false
-            setTransferHeldBack(false)
+            _ = state.machine.holdBack(false)
             return true
         }
         if release { applyStateToTask() }

@@ -151,7 +151,8 @@ public class Request: @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        session: Session
+        session: Session,
+        lock: Lock = .make()
     ) {
         self.id = id
         self.convertible = convertible
@@ -161,7 +162,8 @@ public class Request: @unchecked Sendable {
         self.weakSession = session
         var state = MutableState()
         state.session = session
-        self.mutableState = Protected(state)
+        // A subclass whose own state shares the lock passes it in (see `Protected`).
+        self.mutableState = Protected(state, lock: lock)
     }
 
     // MARK: - Reading

@@ -81,7 +81,8 @@ extension DataRequest {
         using serializer: Serializer
     ) -> DataTask<Serializer.SerializedObject> {
         // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
-        let outcome = SerializedOutcome<Serializer.SerializedObject> { [weak self] outcome in
+        let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
+            [weak self] outcome in
             let (result, duration) = measuredSerialization {
                 try serializer.serialize(
                     requestHead: outcome.request,

@@ -45,7 +45,7 @@ public struct DownloadTask<Value: Sendable>: Sendable {
 extension DownloadRequest {
     /// The downloaded file's URL, awaited: `try await download.serializingDownloadedFileURL().value`.
     public func serializingDownloadedFileURL() -> DownloadTask<URL> {
-        let future = ResponseFuture<DownloadResponse<URL, CourierError>>()
+        let future = ResponseFuture<DownloadResponse<URL, CourierError>>(sharingLockWith: mutableState)
         responseURL(queue: serializationQueue) { future.fulfil(with: $0) }
         return DownloadTask(request: self, future: future)
     }
@@ -72,7 +72,9 @@ extension DownloadRequest {
     public func serializingDownload<Serializer: ResponseSerializer>(
         using serializer: Serializer
     ) -> DownloadTask<Serializer.SerializedObject> {
-        let future = ResponseFuture<DownloadResponse<Serializer.SerializedObject, CourierError>>()
+        let future = ResponseFuture<DownloadResponse<Serializer.SerializedObject, CourierError>>(
+            sharingLockWith: mutableState
+        )
         response(queue: serializationQueue, responseSerializer: serializer) { future.fulfil(with: $0) }
         return DownloadTask(request: self, future: future)
     }

@@ -9,7 +9,14 @@ final class ResponseFuture<Response: Sendable>: Sendable {
         case fulfilled(Response)
     }
 
-    private let state = Protected(State.waiting([]))
+    /// Behind the request's own lock, shared rather than one more lock per request: the value
+    /// arrives in a handler, where the request's state is not held.
+    private let state: Protected<State>
+
+    /// A future whose state shares `requestState`'s lock.
+    init<RequestState>(sharingLockWith requestState: Protected<RequestState>) {
+        state = Protected(.waiting([]), sharingLockWith: requestState)
+    }
 
     /// Records the response and resumes every waiter; later calls are ignored.
     func fulfil(with response: Response) {

@@ -10,9 +10,11 @@
 /// task too, rather than on a queue between the transport and the caller, and the task goes back
 /// to waiting for the outcome (a failed validation may lead to a retry).
 ///
-/// All mutable state sits behind one lock (the only one: the outcome, the claim and the waiters
-/// share it). The continuations are unsafe ones (no checking allocation): each is stored or resumed under
-/// that lock exactly once, so none is resumed twice or dropped.
+/// All mutable state (the outcome, the claim and the waiters) sits behind the request's own lock,
+/// shared rather than a second lock per request: it is taken only where the request's state is
+/// not held (the request hands over its outcome and validations after unlocking). The
+/// continuations are unsafe ones (no checking allocation): each is stored or resumed under that
+/// lock exactly once, so none is resumed twice or dropped.
 final class SerializedOutcome<Value: Sendable>: Sendable {
     typealias Response = DataResponse<Value, CourierError>
 
@@ -32,10 +34,15 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
         var waiters: [UnsafeContinuation<Response, Never>] = []
     }
 
-    private let state = Protected(State())
+    private let state: Protected<State>
     private let serialize: @Sendable (DataRequest.Outcome) -> Response
 
-    init(serialize: @escaping @Sendable (DataRequest.Outcome) -> Response) {
+    /// An outcome whose state shares `requestState`'s lock.
+    init<RequestState>(
+        sharingLockWith requestState: Protected<RequestState>,
+        serialize: @escaping @Sendable (DataRequest.Outcome) -> Response
+    ) {
+        state = Protected(State(), sharingLockWith: requestState)
         self.serialize = serialize
     }
 

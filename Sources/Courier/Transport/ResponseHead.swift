@@ -28,13 +28,20 @@ public final class ResponseHead: Sendable {
     /// `HTTPURLResponse`, whose own fields are read instead.
     private let fields: [(name: String, value: String)]
     private let httpVersion: String?
-    /// Whether the head wraps an `HTTPURLResponse` given to it, whose fields it reads.
-    private let wrapsResponse: Bool
-    /// What is made on first use, behind one lock (one lock object per head): the
-    /// `HTTPURLResponse` (given, or built when read), and the fields grouped by name when there are more than
-    /// ``fieldsScannedDirectly``: reading a header of a large head then costs one lookup, not a
-    /// pass over every field.
+    /// The `HTTPURLResponse` the head wraps, when one was given to it: its fields are read
+    /// instead of ``fields``.
+    private let given: HTTPURLResponse?
+    /// What a head made from parts makes on first use: the `HTTPURLResponse` (built when read),
+    /// and the fields grouped by name when there are more than ``fieldsScannedDirectly`` (reading
+    /// a header of a large head then costs one lookup, not a pass over every field).
+    ///
+    /// Behind ``madeLock``, which every head shares: it is held only to store or read what was
+    /// made, never while making it, so sharing it costs nothing measurable, and a response costs
+    /// no lock of its own.
     private let made: Protected<(built: HTTPURLResponse??, index: FieldIndex?)>
+
+    /// The lock of every head's ``made``.
+    private static let madeLock = Lock.make()
 
     /// Up to this many fields, a lookup scans them (cheaper than building an index); beyond, a
     /// hostile server's ten thousand fields would make reading every header quadratic.
@@ -46,8 +53,8 @@ public final class ResponseHead: Sendable {
         statusCode = response.statusCode
         fields = []
         httpVersion = nil
-        wrapsResponse = true
-        made = Protected((.some(response), nil))
+        given = response
+        made = Protected((nil, nil), lock: Self.madeLock)
     }
 
     /// A head from its parts; the `HTTPURLResponse` is built only when asked for.
@@ -62,14 +69,14 @@ public final class ResponseHead: Sendable {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         fields = headerFields
-        wrapsResponse = false
-        made = Protected((.none, nil))
+        given = nil
+        made = Protected((nil, nil), lock: Self.madeLock)
     }
 
     /// The value of the header `name` (case-insensitive); several fields of that name are joined
     /// with `", "`, as HTTP allows.
     public func value(forHTTPHeaderField name: String) -> String? {
-        if wrapsResponse { return httpURLResponse?.value(forHTTPHeaderField: name) }
+        if let given { return given.value(forHTTPHeaderField: name) }
         guard fields.count > Self.fieldsScannedDirectly else {
             // Most names appear once: no array is made unless one repeats.
             var found: String?
@@ -87,8 +94,8 @@ public final class ResponseHead: Sendable {
     /// first of them stood. Linear in the number of fields, however many share a name.
     public var headers: HTTPHeaders {
         var headers = HTTPHeaders()
-        if wrapsResponse {
-            let fields = httpURLResponse?.allHeaderFields ?? [:]
+        if let given {
+            let fields = given.allHeaderFields
             headers.reserveCapacity(fields.count)
             for case let (name as String, value as String) in fields {
                 headers.update(name: name, value: value)
@@ -141,6 +148,7 @@ public final class ResponseHead: Sendable {
     /// The head as an `HTTPURLResponse`, built on first use and kept; `nil` if Foundation refuses
     /// the parts.
     public var httpURLResponse: HTTPURLResponse? {
+        if let given { return given }
         if let response = made.withLock({ $0.built }) { return response }
         // One entry per name, compared case-insensitively (Foundation would keep one of
         // `Vary` and `vary`), repeated fields joined.
@@ -165,7 +173,7 @@ public final class ResponseHead: Sendable {
 
     /// Whether the `HTTPURLResponse` exists yet (given, or built by a read of
     /// ``httpURLResponse``): lets tests check that nothing built one nobody asked for.
-    var hasHTTPURLResponse: Bool { made.withLock { $0.built != nil } }
+    var hasHTTPURLResponse: Bool { given != nil || made.withLock { $0.built != nil } }
 
     /// The index of the fields, built on first use. Built outside the lock; if two threads race,
     /// the first one stored wins (both are the same).
