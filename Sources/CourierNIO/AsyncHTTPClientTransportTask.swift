@@ -216,7 +216,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
         // Checked here too, not only by the session: SwiftNIO traps on a port above 65535, and a
         // transport may be driven without a session.
-        if let problem = URLValidation.problem(with: head.url) {
+        if !head.isURLChecked, let problem = URLValidation.problem(with: head.url) {
             completeSoon(with: Self.carrying(problem, as: .badURL))
             return
         }

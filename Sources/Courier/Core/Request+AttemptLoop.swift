@@ -96,7 +96,7 @@ extension Request {
         if isAdapted || self is DownloadRequest {
             head = head.movingUserInfoToAuthorization()
             do {
-                try Session.validate(head)
+                try Session.validate(&head)
             } catch {
                 didFailToCreateURLRequest(with: error)
                 return

@@ -68,6 +68,9 @@ public final class Session: RequestDelegate, Sendable {
 
     /// The configuration the session runs with.
     public let configuration: Configuration
+    /// Whether every header of ``Configuration/headers`` is valid: checked once, here, rather
+    /// than for every request.
+    private let defaultHeadersAreValid: Bool
     /// The transport that runs the attempts.
     public let transport: any Transport
     /// Adapts and retries every request of the session, after each request's own interceptor.
@@ -115,6 +118,7 @@ public final class Session: RequestDelegate, Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
+        defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
         self.transport = transport ?? DefaultTransport.make()
         self.interceptor = interceptor
@@ -350,9 +354,14 @@ public final class Session: RequestDelegate, Sendable {
             guard let read = RequestHead(try convertible.asURLRequest()) else { throw Self.noURL }
             head = read
         }
+        // The session's headers were checked once, when it was made: only the caller's are
+        // checked here, unless one of the session's is invalid (the caller's may replace it).
+        if defaultHeadersAreValid, let (header, reason) = head.headers.firstInvalidity {
+            throw CourierError.invalidHeader(name: header.name, reason: reason)
+        }
         head.addHeaders(configuration.headers, replacing: false)
         head = head.movingUserInfoToAuthorization()
-        try Self.validate(head)
+        try Self.validate(&head, checkingHeaders: !defaultHeadersAreValid)
         return head
     }
 
@@ -361,14 +370,18 @@ public final class Session: RequestDelegate, Sendable {
 
     /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
-    static func validate(_ head: RequestHead) throws(CourierError) {
-        if let problem = URLValidation.problem(with: head.url) { throw problem }
+    /// Marks the head's URL checked, so that the transport need not check it again.
+    static func validate(_ head: inout RequestHead, checkingHeaders: Bool = true) throws(CourierError) {
+        if !head.isURLChecked {
+            if let problem = URLValidation.problem(with: head.url) { throw problem }
+            head.isURLChecked = true
+        }
         // An adapter or a convertible of the caller's may set any method: one with a space or a
         // line break would forge the request line.
         guard head.method.isValidToken else {
             throw .invalidHeader(name: "method", reason: "the method \"\(head.method)\" is not a valid token")
         }
-        if let (header, reason) = head.headers.firstInvalidity {
+        if checkingHeaders, let (header, reason) = head.headers.firstInvalidity {
             throw .invalidHeader(name: header.name, reason: reason)
         }
     }

@@ -21,7 +21,9 @@ public struct RequestHead: Sendable {
     /// The method.
     public private(set) var method: HTTPMethod
     /// The URL.
-    public private(set) var url: URL
+    public private(set) var url: URL {
+        didSet { isURLChecked = false }
+    }
     /// The header fields, in the order they go out.
     public private(set) var headers: HTTPHeaders
     /// The longest the attempt may go without sending or receiving a byte, in seconds.
@@ -29,6 +31,10 @@ public struct RequestHead: Sendable {
     /// The `URLRequest` the head was read from, kept in step with the parts; `nil` for a head
     /// made from parts.
     private var source: URLRequest?
+    /// Whether ``url`` passed ``URLValidation`` (a session checks every head it sends), so a
+    /// transport need not check it again: about 4,000 instructions a request on Linux. Cleared
+    /// when the URL changes.
+    @_spi(CourierTransport) public internal(set) var isURLChecked = false
 
     /// A head from its parts; the `URLRequest` is built only when asked for.
     public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = HTTPHeaders(), timeoutInterval: TimeInterval = 60)

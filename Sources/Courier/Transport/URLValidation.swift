@@ -43,11 +43,17 @@ public enum URLValidation {
     /// Why `text` (an absolute URL) cannot be sent, or `nil` if it can. Reads the authority
     /// from the text itself, in one pass: `URL`'s own accessors hide an overflowing port.
     static func reason(rejecting text: String) -> String? {
-        let utf8 = Array(text.utf8)
+        var text = text
+        // In place, with no copy: every request's URL comes through here (twice, before).
+        return text.withUTF8 { reason(rejectingBytes: $0) }
+    }
+
+    private static func reason(rejectingBytes utf8: UnsafeBufferPointer<UInt8>) -> String? {
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return "it has no scheme" }
-        let scheme = String(decoding: utf8[..<colon], as: UTF8.self).lowercased()
-        guard supportedSchemes.contains(scheme) else {
-            return scheme.isEmpty ? "it has no scheme" : "the scheme \"\(scheme)\" is not http or https"
+        let scheme = utf8[..<colon]
+        guard isSupportedScheme(scheme) else {
+            let name = String(decoding: scheme, as: UTF8.self).lowercased()
+            return name.isEmpty ? "it has no scheme" : "the scheme \"\(name)\" is not http or https"
         }
         var index = colon + 1
         guard utf8.count >= index + 2, utf8[index] == UInt8(ascii: "/"), utf8[index + 1] == UInt8(ascii: "/") else {
@@ -55,16 +61,19 @@ public enum URLValidation {
         }
         index += 2
         var end = index
-        while end < utf8.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(utf8[end]) {
-            end += 1
+        scan: while end < utf8.count {
+            switch utf8[end] {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+            default: end += 1
+            }
         }
         var authority = utf8[index..<end]
         // User info ends at the last "@"; it is never part of the host or port.
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
             authority = authority[(at + 1)...]
         }
-        let host: ArraySlice<UInt8>
-        let port: ArraySlice<UInt8>?
+        let host: Slice<UnsafeBufferPointer<UInt8>>
+        let port: Slice<UnsafeBufferPointer<UInt8>>?
         if authority.first == UInt8(ascii: "[") {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "its IPv6 host has no \"]\"" }
             host = authority[authority.startIndex...close]
@@ -100,5 +109,14 @@ public enum URLValidation {
             }
         }
         return nil
+    }
+
+    /// Whether `scheme` is one of ``supportedSchemes`` (`http`, `https`), in any case, read
+    /// without making a string of it.
+    private static func isSupportedScheme(_ scheme: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        // Setting the 0x20 bit lowercases an ASCII letter, and makes no other byte one of
+        // `h`, `t`, `p` or `s`.
+        let lowered = scheme.lazy.map { $0 | 0x20 }
+        return lowered.elementsEqual("http".utf8) || lowered.elementsEqual("https".utf8)
     }
 }

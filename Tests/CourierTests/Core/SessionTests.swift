@@ -34,6 +34,29 @@ import FoundationNetworking
         }
     }
 
+    /// The session's headers are checked once, when it is made; a request's own header of the
+    /// same name replaces an invalid one, and a request's invalid header fails whatever the
+    /// session's are.
+    @Test(arguments: TransportKind.allCases)
+    func sessionHeadersAreCheckedAsTheRequestsAre(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let invalid = transport.makeSession { $0.headers = ["X-Session": "a\nb"] }
+            let rejected = await failure(of: invalid.request(server.url("/get")))
+            #expect(rejected?.kind == .invalidHeader)
+            let replaced = try await invalid.request(server.url("/headers"), headers: ["X-Session": "fine"])
+                .serializingData().value
+            #expect(String(decoding: replaced, as: UTF8.self).contains("fine"))
+            await invalid.invalidate()
+
+            let valid = transport.makeSession { $0.headers.add(name: "X-Session", value: "ok") }
+            let own = await failure(of: valid.request(server.url("/get"), headers: ["X-Own": "a\r\nb"]))
+            #expect(own?.kind == .invalidHeader)
+            let sent = try await valid.request(server.url("/headers")).serializingData().value
+            #expect(String(decoding: sent, as: UTF8.self).contains("X-Session"))
+            await valid.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func unencodableParametersFail(transport: TransportKind) async {
         let session = transport.makeSession()
