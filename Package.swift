@@ -135,6 +135,7 @@ let package = Package(
             name: "CourierTestServerTests",
             dependencies: [
                 "CourierTestServer",
+                "CourierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

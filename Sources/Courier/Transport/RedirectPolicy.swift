@@ -56,9 +56,7 @@ public enum RedirectPolicy {
             let next = URL(string: location, relativeTo: currentURL)?.absoluteURL,
             let scheme = next.scheme?.lowercased(), URLValidation.supportedSchemes.contains(scheme)
         else { return .deliver }
-        if let problem = URLValidation.reason(rejecting: next.absoluteString)
-            ?? URLValidation.reason(rejectingDecodedPartsOf: next)
-        {
+        if let problem = URLValidation.reason(rejecting: next, text: next.absoluteString) {
             return .fail(.invalidURL(next.absoluteString, reason: "the server redirected to it, and \(problem)"))
         }
         let upper = method.uppercased()

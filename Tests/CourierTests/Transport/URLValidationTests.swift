@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -32,6 +33,27 @@ import Testing
     func refusesHostsThatDecodeBadly(text: String) throws {
         let url = try #require(URL(string: text))
         #expect(URLValidation.problem(with: url)?.kind == .invalidURL)
+    }
+
+    /// A plain host (letters, digits, `-._~`) skips reading the decoded host and port; on any
+    /// other the decoded check still runs. The verdict is the same as checking both every time,
+    /// over authorities made of the bytes that matter (a fixed seed: the same inputs every run).
+    @Test func skippingTheDecodedCheckForPlainHostsChangesNoVerdict() {
+        let alphabet = Array("aZ09-._~%5BbD:@[]!$&'()*+,;= ".utf8)
+        var random = SplitMix64(seed: 14)
+        var compared = 0
+        for _ in 0..<20_000 {
+            var authority: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...12, using: &random) {
+                authority.append(alphabet[Int.random(in: 0..<alphabet.count, using: &random)])
+            }
+            guard let url = URL(string: "http://" + String(decoding: authority, as: UTF8.self) + "/p") else { continue }
+            let text = url.absoluteString
+            let both = URLValidation.reason(rejecting: text) ?? URLValidation.reason(rejectingDecodedPartsOf: url)
+            #expect(URLValidation.reason(rejecting: url, text: text) == both, "\(text)")
+            compared += 1
+        }
+        #expect(compared > 1_000)
     }
 
     @Test(arguments: [("http://h:12a/", "port"), ("http://[::1/", "]"), ("http://[::1]x/", "port")])
