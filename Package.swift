@@ -111,6 +111,8 @@ let package = Package(
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Prints the type of `Session()`'s transport in a program that links `Courier` alone, for

@@ -29,6 +29,7 @@ public final class AsyncHTTPClientTransport: Transport {
     public let maximumRedirects: Int
     private let ownsClient: Bool
     private let isInvalidated = NIOLockedValueBox(false)
+    private let steering: EventLoopSteering
 
     /// A transport over a process-wide client made with ``defaultConfiguration()`` (never shut
     /// down): what `Session()` runs on where `CourierNIO` is linked.
@@ -75,6 +76,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.ownsClient = ownsClient
         self.maximumRedirects = max(0, maximumRedirects)
+        steering = EventLoopSteering(group: client.eventLoopGroup)
     }
 
     deinit {
@@ -144,7 +146,8 @@ public final class AsyncHTTPClientTransport: Transport {
             body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated.withLockedValue { $0 },
-            maximumRedirects: maximumRedirects
+            maximumRedirects: maximumRedirects,
+            steering: steering
         )
     }
 

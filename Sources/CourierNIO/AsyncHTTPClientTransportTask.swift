@@ -69,9 +69,15 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var statusCode: Int?
         var networkProtocolName: String?
         var currentURL: URL?
+        /// The loop the hops prefer, chosen when the task starts.
+        var eventLoopPreference: HTTPClient.EventLoopPreference = .indifferent
+        /// Whether the task is counted in flight by the transport's ``EventLoopSteering``: from
+        /// its start to its completion.
+        var isCountedInFlight = false
     }
 
     private let client: HTTPClient
+    private let steering: EventLoopSteering
     /// What to send; `nil` for a `URLRequest` without a URL, which fails at once.
     private let head: RequestHead?
     /// How many redirects this attempt follows; 0 delivers a redirect as the response.
@@ -95,9 +101,11 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         body: RequestBody?,
         eventHandler: any TransportEventHandler,
         isInvalidated: Bool,
-        maximumRedirects: Int
+        maximumRedirects: Int,
+        steering: EventLoopSteering
     ) {
         self.client = client
+        self.steering = steering
         self.head = head
         self.maximumRedirects = maximumRedirects
         if let body {
@@ -227,7 +235,19 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
-        state.withLockedValue { $0.currentRequest = request }
+        let preference = steering.begin()
+        let isRunning = state.withLockedValue { state -> Bool in
+            guard case .running = state.phase else { return false }
+            state.currentRequest = request
+            state.eventLoopPreference = preference
+            state.isCountedInFlight = true
+            return true
+        }
+        // Completed meanwhile (cancelled): nothing to send, and `complete(with:)` counted nothing.
+        guard isRunning else {
+            steering.end()
+            return
+        }
         if let eventLoop = execute(request, hop: 0) { checkIdleTimeout(on: eventLoop) }
     }
 
@@ -238,7 +258,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         let task = client.execute(
             request: request,
             delegate: HopDelegate(owner: self, hop: hop),
-            eventLoop: .indifferent
+            eventLoop: state.withLockedValue { $0.eventLoopPreference }
         )
         // AsyncHTTPClient fails some tasks without telling the delegate (a request it cannot
         // build, a client shut down): without this the attempt never ends. `complete(with:)` runs
@@ -626,6 +646,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return state
         }
         guard let snapshot else { return }
+        // Before the request hears of it: the next request its caller sends sees this one ended.
+        if snapshot.isCountedInFlight { steering.end() }
         // A read held for a suspension is released (as failed) so no promise is left pending.
         snapshot.pendingDemand?.fail(HTTPClientError.cancelled)
         snapshot.idleCheck?.cancel()

@@ -4,6 +4,8 @@ import CourierNIO
 import CourierTestServer
 import CourierTestSupport
 import Foundation
+import NIOCore
+import NIOPosix
 import Testing
 
 @Suite struct AsyncHTTPClientTransportTests {
@@ -55,6 +57,91 @@ import Testing
                 return
             }
             #expect(error.urlError?.code == .cannotConnectToHost)
+        }
+    }
+
+    /// A request sent while none other of the transport's is in flight prefers the transport's
+    /// home loop, where its connection then is: a client sending one request at a time gets
+    /// every request's events on one loop, with no hop between loops. While another request is
+    /// in flight, requests are spread over the group's loops again.
+    @Test func requestsSentOneAtATimeStayOnOneLoopAndConcurrentOnesSpread() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let client = HTTPClient(eventLoopGroup: group, configuration: AsyncHTTPClientTransport.defaultConfiguration())
+        let transport = AsyncHTTPClientTransport(client: client)
+        try await TestServer.withRunningServer { server in
+            var alone: Set<ObjectIdentifier> = []
+            for _ in 0..<8 {
+                let (recorder, _) = LoopRecorder.send(to: server.url("/get"), over: transport)
+                alone.insert(try #require(await recorder.headLoop()))
+            }
+            #expect(alone.count == 1, "one request at a time: one loop")
+
+            let (held, heldTask) = LoopRecorder.send(to: server.url("/fault/hang?seconds=30"), over: transport)
+            try await server.waitForRequests(9, timeout: .seconds(30))
+            var beside: Set<ObjectIdentifier> = []
+            for _ in 0..<8 {
+                let (recorder, _) = LoopRecorder.send(to: server.url("/get"), over: transport)
+                beside.insert(try #require(await recorder.headLoop()))
+            }
+            #expect(beside.count == 2, "beside a request in flight: both loops")
+            heldTask.cancel()
+            #expect(await held.headLoop() == nil)
+        }
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+    }
+}
+
+/// Sends one GET straight over a transport and records the event loop its response head arrived on.
+private final class LoopRecorder: TransportEventHandler, Sendable {
+    private struct State {
+        var loop: ObjectIdentifier?
+        var isComplete = false
+        var waiter: CheckedContinuation<ObjectIdentifier?, Never>?
+    }
+
+    private let state = TestLock(State())
+
+    /// Sends a GET to `url` over `transport`; the recorder receives its events.
+    static func send(to url: URL, over transport: AsyncHTTPClientTransport) -> (LoopRecorder, any TransportTask) {
+        let recorder = LoopRecorder()
+        let task = transport.makeTask(for: RequestHead(method: .get, url: url), body: nil, eventHandler: recorder)
+        task.resume()
+        return (recorder, task)
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {}
+
+    func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0 as AnyObject) }
+        state.withLock { $0.loop = loop }
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive data: Data) {}
+
+    func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
+    {}
+
+    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let (waiter, loop) = state.withLock { state in
+            state.isComplete = true
+            defer { state.waiter = nil }
+            return (state.waiter, state.loop)
+        }
+        waiter?.resume(returning: loop)
+    }
+
+    /// Once the request has completed: the loop its head arrived on, or `nil` if none arrived.
+    func headLoop() async -> ObjectIdentifier? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> ObjectIdentifier?? in
+                guard state.isComplete else {
+                    state.waiter = continuation
+                    return nil
+                }
+                return .some(state.loop)
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

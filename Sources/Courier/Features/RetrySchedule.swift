@@ -63,7 +63,9 @@ struct RetrySchedule {
     /// Forgets the request's wait, if it has one: it finished, or its retry started.
     @discardableResult
     mutating func remove(_ requestID: UUID) -> Wait? {
-        waits.removeValue(forKey: requestID)
+        // Every finishing request comes here; most sessions have no wait at all.
+        guard !waits.isEmpty else { return nil }
+        return waits.removeValue(forKey: requestID)
     }
 
     /// Takes the request's wait if it is still the one for `retryCount`: the delay of that wait
