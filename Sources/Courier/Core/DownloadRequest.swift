@@ -374,8 +374,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// The server could not serve the rest: one more attempt, for the whole body.
     private func startOver() {
+        // Read before locking: the strong reference `weakSession` makes for a moment could be the
+        // session's last, and its deinit (cancelling this request) must not run under the lock.
+        let sessionExists = weakSession != nil
         let (isRunning, retryCount, hasSession) = mutableState.withLock {
-            ($0.machine.awaitRetryDecision(), $0.retryCount, $0.session != nil || weakSession != nil)
+            ($0.machine.awaitRetryDecision(), $0.retryCount, $0.session != nil || sessionExists)
         }
         guard isRunning else { return }
         guard hasSession else {

@@ -44,7 +44,13 @@ extension Request {
         queue: DispatchQueue = .courierCallbacks,
         _ handler: @escaping @Sendable (Progress) -> Void
     ) -> Self {
-        mutableState.withLock { $0.downloadReporter.handler = (queue, handler) }
+        // The replaced handler is released after unlocking: what it captured may call the
+        // request from its deinit.
+        let replaced = mutableState.withLock { state in
+            defer { state.downloadReporter.handler = (queue, handler) }
+            return state.downloadReporter.handler
+        }
+        _ = replaced
         return self
     }
 
@@ -54,7 +60,13 @@ extension Request {
         queue: DispatchQueue = .courierCallbacks,
         _ handler: @escaping @Sendable (Progress) -> Void
     ) -> Self {
-        mutableState.withLock { $0.uploadReporter.handler = (queue, handler) }
+        // The replaced handler is released after unlocking: what it captured may call the
+        // request from its deinit.
+        let replaced = mutableState.withLock { state in
+            defer { state.uploadReporter.handler = (queue, handler) }
+            return state.uploadReporter.handler
+        }
+        _ = replaced
         return self
     }
 

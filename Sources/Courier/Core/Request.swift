@@ -290,14 +290,6 @@ public class Request: @unchecked Sendable {
     /// What the current task should be doing, as of one generation.
     typealias TaskSnapshot = (generation: UInt64, state: State, task: (any TransportTask)?, isHeldBack: Bool)
 
-    /// Records whether the consumer wants the transfer paused until it catches up (backpressure),
-    /// whatever ``state`` says; ``applyStateToTask()`` then acts on it. Callers decide under
-    /// their own lock and record the decision before releasing it, so that of two racing
-    /// decisions the later one is the one that stands.
-    func setTransferHeldBack(_ hold: Bool) {
-        mutableState.withLock { _ = $0.machine.holdBack(hold) }
-    }
-
     /// Cancels the request: its transfer stops and its handlers get ``CourierError/explicitlyCancelled``.
     /// Does nothing once it has finished.
     @discardableResult

@@ -348,30 +348,41 @@ public final class Session: RequestDelegate, Sendable {
     /// before it is sent (see `Request.perform(_:isAdapted:session:)`).
     func makeInitialHead(from convertible: any URLRequestConvertible) throws -> RequestHead {
         var head: RequestHead
+        var checkedOwnHeaders = false
         if let own = convertible as? RequestConvertible {
-            head = try own.makeHead()
+            (head, checkedOwnHeaders) = try own.makeHead()
         } else {
             guard let read = RequestHead(try convertible.asURLRequest()) else { throw Self.noURL }
             head = read
         }
         // The session's headers were checked once, when it was made: only the caller's are
-        // checked here, unless one of the session's is invalid (the caller's may replace it).
-        if defaultHeadersAreValid, let (header, reason) = head.headers.firstInvalidity {
-            throw CourierError.invalidHeader(name: header.name, reason: reason)
-        }
+        // checked here (unless `makeHead` did), after the URL as before. If one of the session's
+        // is invalid, all are checked together: the caller's may replace it.
+        let headersToCheck: HeadersToCheck =
+            !defaultHeadersAreValid ? .all : checkedOwnHeaders ? .none : .these(head.headers)
         head.addHeaders(configuration.headers, replacing: false)
         head = head.movingUserInfoToAuthorization()
-        try Self.validate(&head, checkingHeaders: !defaultHeadersAreValid)
+        try Self.validate(&head, headers: headersToCheck)
         return head
     }
 
     /// The failure of a request built without a URL.
     static var noURL: CourierError { .invalidURL("", reason: "the request has no URL") }
 
+    /// Which headers ``validate(_:headers:)`` checks.
+    enum HeadersToCheck {
+        /// All of the head's.
+        case all
+        /// These, checked before they joined the head's (the rest were checked already).
+        case these(HTTPHeaders)
+        /// None: all were checked already.
+        case none
+    }
+
     /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
     /// Marks the head's URL checked, so that the transport need not check it again.
-    static func validate(_ head: inout RequestHead, checkingHeaders: Bool = true) throws(CourierError) {
+    static func validate(_ head: inout RequestHead, headers: HeadersToCheck = .all) throws(CourierError) {
         if !head.isURLChecked {
             if let problem = URLValidation.problem(with: head.url) { throw problem }
             head.isURLChecked = true
@@ -381,9 +392,13 @@ public final class Session: RequestDelegate, Sendable {
         guard head.method.isValidToken else {
             throw .invalidHeader(name: "method", reason: "the method \"\(head.method)\" is not a valid token")
         }
-        if checkingHeaders, let (header, reason) = head.headers.firstInvalidity {
-            throw .invalidHeader(name: header.name, reason: reason)
+        let invalid: (header: HTTPHeader, reason: String)?
+        switch headers {
+        case .all: invalid = head.headers.firstInvalidity
+        case .these(let these): invalid = these.firstInvalidity
+        case .none: invalid = nil
         }
+        if let (header, reason) = invalid { throw .invalidHeader(name: header.name, reason: reason) }
     }
 
     /// Whether `adapter` may change a request. The retry-only interceptors Courier ships do not, so
@@ -418,21 +433,22 @@ struct RequestConvertible: URLRequestConvertible {
     let encode: (@Sendable (URLRequest) throws -> URLRequest)?
 
     /// The request as a ``RequestHead``: its parts when nothing needs a `URLRequest` (no
-    /// parameters to encode into one, no modifier to hand one to), else the `URLRequest`'s head.
-    func makeHead() throws -> RequestHead {
+    /// parameters to encode into one, no modifier to hand one to), else the `URLRequest`'s head;
+    /// and whether all of its headers were checked (a modifier may add some after the check).
+    func makeHead() throws -> (head: RequestHead, checkedHeaders: Bool) {
         guard encode == nil, requestModifier == nil else {
             guard let head = RequestHead(try asURLRequest()) else {
                 throw CourierError.invalidURL("", reason: "the request has no URL")
             }
-            return head
+            return (head, false)
         }
         let url = try url.asURL()
         try checkMethod()
-        guard let headers else { return RequestHead(method: method, url: url, timeoutInterval: timeout) }
+        guard let headers else { return (RequestHead(method: method, url: url, timeoutInterval: timeout), true) }
         if let (header, reason) = headers.firstInvalidity {
             throw CourierError.invalidHeader(name: header.name, reason: reason)
         }
-        return RequestHead(method: method, url: url, headers: headers, timeoutInterval: timeout)
+        return (RequestHead(method: method, url: url, headers: headers, timeoutInterval: timeout), true)
     }
 
     private func checkMethod() throws {

@@ -15,7 +15,8 @@ import Musl
 ///
 /// Several `Protected` values may share one ``Lock`` (``init(_:sharingLockWith:)``): a request
 /// and the state its awaiters keep then cost one lock, not two. Whoever shares a lock must never
-/// take one of them while holding another (the lock is not recursive); Courier never nests locks.
+/// take one of them while holding another (the lock is not recursive): a change to two of them at
+/// once takes the lock once, with ``withLock(together:_:)``.
 final class Protected<Value> {
     private let lock: Lock
     private var value: Value
@@ -58,8 +59,9 @@ final class Protected<Value> {
         together other: Protected<Other>,
         _ body: (inout Value, inout Other) throws -> Result
     ) rethrows -> Result {
-        // Two locks here could deadlock against a thread taking them the other way round.
-        assert(other.lock.isSame(as: lock), "withLock(together:) needs values that share one lock")
+        // Two locks here could deadlock against a thread taking them the other way round, and a
+        // second value behind another lock would be touched unguarded: a programming error.
+        precondition(other.lock.isSame(as: lock), "withLock(together:) needs values that share one lock")
         lock.lock()
         defer { lock.unlock() }
         return try body(&value, &other.value)

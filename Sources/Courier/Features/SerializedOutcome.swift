@@ -100,7 +100,13 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
             }
             switch wake {
             case .outcome(let outcome):
-                state.withLock { $0.pendingValidation = nil }
+                // Released after unlocking: the validators it holds are the caller's closures,
+                // and what they captured may call the request from its deinit.
+                let dropped = state.withLock { state in
+                    defer { state.pendingValidation = nil }
+                    return state.pendingValidation
+                }
+                _ = dropped
                 return outcome
             case .validate(let validation):
                 validation()

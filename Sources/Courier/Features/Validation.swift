@@ -41,7 +41,13 @@ extension DataRequest {
         queue: DispatchQueue = .courierCallbacks,
         _ validation: @escaping @Sendable (HTTPURLResponse) throws -> Void
     ) -> Self {
-        mutableState.withLock { $0.headValidator = (queue, validation) }
+        // The replaced closure is released after unlocking: what it captured may call the
+        // request from its deinit.
+        let replaced = mutableState.withLock { state in
+            defer { state.headValidator = (queue, validation) }
+            return state.headValidator
+        }
+        _ = replaced
         return self
     }
 

@@ -31,17 +31,19 @@ public final class ResponseHead: Sendable {
     /// The `HTTPURLResponse` the head wraps, when one was given to it: its fields are read
     /// instead of ``fields``.
     private let given: HTTPURLResponse?
-    /// What a head made from parts makes on first use: the `HTTPURLResponse` (built when read),
-    /// and the fields grouped by name when there are more than ``fieldsScannedDirectly`` (reading
-    /// a header of a large head then costs one lookup, not a pass over every field).
+    /// The fields grouped by name, made with the head when there are more than
+    /// ``fieldsScannedDirectly``: reading a header of a large head then costs one lookup, not a
+    /// pass over every field. (Courier reads `Content-Length` of every head, so it would be made
+    /// anyway.)
+    private let index: FieldIndex?
+    /// The `HTTPURLResponse` a head made from parts builds when first read.
     ///
-    /// Behind ``madeLock``, which every head shares: it is held only to store or read what was
-    /// made, never while making it, so sharing it costs nothing measurable, and a response costs
-    /// no lock of its own.
-    private let made: Protected<(built: HTTPURLResponse??, index: FieldIndex?)>
+    /// Behind ``builtLock``, which every head shares: it is held only to store or read the
+    /// response, never while building it, and a response then costs no lock of its own.
+    private let built: Protected<HTTPURLResponse??>
 
-    /// The lock of every head's ``made``.
-    private static let madeLock = Lock.make()
+    /// The lock of every head's ``built``.
+    private static let builtLock = Lock.make()
 
     /// Up to this many fields, a lookup scans them (cheaper than building an index); beyond, a
     /// hostile server's ten thousand fields would make reading every header quadratic.
@@ -54,7 +56,8 @@ public final class ResponseHead: Sendable {
         fields = []
         httpVersion = nil
         given = response
-        made = Protected((nil, nil), lock: Self.madeLock)
+        index = nil
+        built = Protected(nil, lock: Self.builtLock)
     }
 
     /// A head from its parts; the `HTTPURLResponse` is built only when asked for.
@@ -70,14 +73,15 @@ public final class ResponseHead: Sendable {
         self.httpVersion = httpVersion
         fields = headerFields
         given = nil
-        made = Protected((nil, nil), lock: Self.madeLock)
+        index = headerFields.count > Self.fieldsScannedDirectly ? FieldIndex(headerFields) : nil
+        built = Protected(nil, lock: Self.builtLock)
     }
 
     /// The value of the header `name` (case-insensitive); several fields of that name are joined
     /// with `", "`, as HTTP allows.
     public func value(forHTTPHeaderField name: String) -> String? {
         if let given { return given.value(forHTTPHeaderField: name) }
-        guard fields.count > Self.fieldsScannedDirectly else {
+        guard let index else {
             // Most names appear once: no array is made unless one repeats.
             var found: String?
             var more: [String] = []
@@ -87,7 +91,7 @@ public final class ResponseHead: Sendable {
             guard let found, !more.isEmpty else { return found }
             return ([found] + more).joined(separator: ", ")
         }
-        return fieldIndex().joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
+        return index.joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
     }
 
     /// The headers, in order; several fields of one name are joined into one, placed where the
@@ -101,7 +105,7 @@ public final class ResponseHead: Sendable {
                 headers.update(name: name, value: value)
             }
         } else {
-            let index = fieldIndex()
+            let index = index ?? FieldIndex(fields)
             headers.reserveCapacity(index.order.count)
             for key in index.order {
                 // Named as the last of its fields is, as updating one field after another did.
@@ -149,11 +153,11 @@ public final class ResponseHead: Sendable {
     /// the parts.
     public var httpURLResponse: HTTPURLResponse? {
         if let given { return given }
-        if let response = made.withLock({ $0.built }) { return response }
+        if let response = built.withLock({ $0 }) { return response }
         // One entry per name, compared case-insensitively (Foundation would keep one of
         // `Vary` and `vary`), repeated fields joined.
         var merged: [String: String] = [:]
-        let index = fieldIndex()
+        let index = index ?? FieldIndex(fields)
         merged.reserveCapacity(index.order.count)
         for key in index.order {
             guard let first = index.positions[key]?.first, let value = index.joinedValue(forKey: key, in: fields)
@@ -164,29 +168,16 @@ public final class ResponseHead: Sendable {
         let response = url.flatMap {
             HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: httpVersion, headerFields: merged)
         }
-        return made.withLock { made in
-            if let existing = made.built { return existing }
-            made.built = .some(response)
+        return built.withLock { built in
+            if let existing = built { return existing }
+            built = .some(response)
             return response
         }
     }
 
     /// Whether the `HTTPURLResponse` exists yet (given, or built by a read of
     /// ``httpURLResponse``): lets tests check that nothing built one nobody asked for.
-    var hasHTTPURLResponse: Bool { given != nil || made.withLock { $0.built != nil } }
-
-    /// The index of the fields, built on first use. Built outside the lock; if two threads race,
-    /// the first one stored wins (both are the same).
-    private func fieldIndex() -> FieldIndex {
-        if let existing = made.withLock({ $0.index }) { return existing }
-        let index = FieldIndex(fields)
-        return made.withLock { made in
-            if let stored = made.index { return stored }
-            made.index = index
-            return index
-        }
-    }
-
+    var hasHTTPURLResponse: Bool { given != nil || built.withLock { $0 != nil } }
 }
 
 /// The fields of a head grouped by name (ASCII letters lowercased), in the order each name first
