@@ -36,10 +36,7 @@ public final class URLSessionTransport: Transport {
     ) {
         self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "Courier.URLSessionTransport.delegate"
-        session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: DelegateQueue())
     }
 
     deinit {
