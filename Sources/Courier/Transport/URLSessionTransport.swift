@@ -435,7 +435,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         noteActivity()
         // libcurl takes framing that SwiftNIO rightly refuses (RFC 9112 §6.3); both transports
         // must answer alike, so the refusal is made here too.
-        if let problem = ResponseFraming.problem(in: response.allHeaderFields) {
+        if let problem = ResponseFraming.problem(in: response) {
             stop(for: .invalidResponse(reason: problem))
             return
         }

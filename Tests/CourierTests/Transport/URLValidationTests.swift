@@ -4,6 +4,10 @@ import Testing
 
 @testable @_spi(CourierTransport) import Courier
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite struct URLValidationTests {
     @Test(arguments: [
         "http://127.0.0.1/", "https://example.org:443/a?b#c", "http://[::1]:8080/", "http://h:0/",
@@ -159,5 +163,19 @@ import Testing
     ])
     func refusesConflictingFraming(headers: [String: String]) {
         #expect(ResponseFraming.problem(in: headers) != nil)
+    }
+
+    /// The check on an `HTTPURLResponse` (what URLSession gives) looks the two names up rather
+    /// than reading every field, with the same verdicts.
+    @Test(arguments: [
+        (["Content-Length": "5"], true), (["transfer-encoding": "chunked"], true), ([:], true),
+        (["content-length": "5, 6"], false), (["Content-Length": "5", "transfer-encoding": "chunked"], false),
+        (["Content-Length": " 7 "], true), (["Content-Length": "7\u{A0}"], false),
+    ])
+    func checksAnHTTPURLResponseAlike(headers: [String: String], isAccepted: Bool) throws {
+        let url = try #require(URL(string: "http://127.0.0.1/"))
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: headers))
+        #expect((ResponseFraming.problem(in: response) == nil) == isAccepted)
+        #expect((ResponseFraming.problem(in: headers) == nil) == isAccepted)
     }
 }
