@@ -4,17 +4,19 @@ import Foundation
 /// it runs each block it is given on one dispatch queue rather than wrapping it in an `Operation`.
 ///
 /// FoundationNetworking hands its delegate every event through `addOperation(_:)` with a block:
-/// three per request (the head, the body, the end). swift-corelibs-foundation makes each one a
-/// `BlockOperation`, with its state changes observed and its queue's bookkeeping behind locks:
-/// measured, about 30,000 instructions per block, a tenth of a request. The dispatch queue keeps
-/// what the delegate relies on: one block at a time, in the order given. Operations added as
-/// `Operation`s (nobody does, on this queue) still go through `OperationQueue`, serially.
+/// the head, each piece of the body, the end (and any redirect, challenge or upload progress).
+/// swift-corelibs-foundation makes each one a `BlockOperation`, with its state changes observed
+/// and its queue's bookkeeping behind locks: measured, about 30,000 instructions per block, a
+/// tenth of a request. The dispatch queue keeps what the delegate relies on: one block at a time,
+/// in the order given. FoundationNetworking uses no other part of its delegate queue (no
+/// `Operation` objects, barriers, suspension or waiting), and neither does Courier; such calls
+/// would not see the blocks. Inside a callback `OperationQueue.current` is `nil`, not this queue.
 ///
-/// On Apple platforms URLSession does not go through this method, so the queue is a plain serial
+/// On Apple platforms the override is not compiled in: the queue is a plain serial
 /// `OperationQueue` there.
 final class DelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked Sendable: it adds no state to `OperationQueue` (which is thread-safe) but the
-    // serial dispatch queue, which is.
+    // @unchecked Sendable, restated from `OperationQueue`: the only state added is the serial
+    // dispatch queue, which is thread-safe.
     #if canImport(FoundationNetworking)
     private let serial = DispatchQueue(label: "Courier.URLSessionTransport.delegate")
     #endif

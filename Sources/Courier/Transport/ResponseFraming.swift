@@ -13,8 +13,11 @@ enum ResponseFraming {
     ///
     /// Two lookups rather than a pass over `allHeaderFields`: on Linux that bridges every field
     /// to `AnyHashable` and `Any` (about 17,000 instructions a response). `HTTPURLResponse` keeps
-    /// one entry per name whatever its case (it canonicalises names), with repeated fields
-    /// joined, so the lookups see all there is.
+    /// one entry per name whatever its case (it canonicalises names), so the lookups see what a
+    /// pass would. What it keeps is all FoundationNetworking passes on: fields repeated with the
+    /// same spelling are joined (and so refused here), but repeats spelled in another case
+    /// (`Content-Length` and `content-length`) overwrite one another before Courier sees the
+    /// response, one surviving at random. Over URLSession such a pair is not refused.
     static func problem(in response: HTTPURLResponse) -> String? {
         guard let contentLength = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
         return problem(
