@@ -20,6 +20,7 @@ let fuzzTargets = [
     "FuzzResumeData",
     "FuzzURLEncodedForm",
     "FuzzJSONLines",
+    "FuzzAuthenticationChallenge",
 ]
 
 let package = Package(
