@@ -124,8 +124,13 @@ public final class URLSessionTransport: Transport {
         return task
     }
 
+    /// Invalidates the session once its tasks have ended, and returns when URLSession reports it
+    /// invalid: the tasks' last delegate calls have run by then, so nothing of theirs (no
+    /// request) is still held on the delegate queue. Calling it again waits for the same end.
     public func invalidate() async {
-        session.finishTasksAndInvalidate()
+        await withCheckedContinuation { continuation in
+            if router.awaitInvalidation(continuation) { session.finishTasksAndInvalidate() }
+        }
     }
 }
 
@@ -581,6 +586,31 @@ final class URLSessionTransportTask: TransportTask, Sendable {
 /// `@unchecked Sendable`: the one mutable member, `tasks`, sits behind one lock.
 private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let tasks = Protected([Int: URLSessionTransportTask]())
+    /// Who waits for the session to become invalid (`nil` once it has), and whether someone
+    /// started the invalidation.
+    private let invalidation = Protected<(waiters: [CheckedContinuation<Void, Never>]?, isStarted: Bool)>(([], false))
+
+    /// Resumes `waiter` once the session is invalid (at once if it is already). Returns `true`
+    /// for the first call only: its caller starts the invalidation, which URLSession reports
+    /// once (after a second `finishTasksAndInvalidate()` it reports nothing).
+    func awaitInvalidation(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
+        let (isWaiting, starts) = invalidation.withLock { state -> (Bool, Bool) in
+            guard state.waiters != nil else { return (false, false) }
+            state.waiters?.append(waiter)
+            defer { state.isStarted = true }
+            return (true, !state.isStarted)
+        }
+        if !isWaiting { waiter.resume() }
+        return starts
+    }
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        let waiters = invalidation.withLock { state in
+            defer { state.waiters = nil }
+            return state.waiters ?? []
+        }
+        waiters.forEach { $0.resume() }
+    }
 
     func register(_ task: URLSessionTransportTask, for identifier: Int) {
         tasks.withLock { $0[identifier] = task }
