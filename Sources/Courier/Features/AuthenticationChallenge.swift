@@ -222,19 +222,9 @@ private struct ChallengeReader {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
-    /// tchar: `!#$%&'*+-.^_`|~`, digits and letters.
+    /// RFC 9110 `tchar`, as a method's name is checked.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
+        HTTPMethod.isTokenCharacter(byte)
     }
 
     /// The bytes of a token68 before its trailing `=`s: letters, digits, `-._~+/`.
