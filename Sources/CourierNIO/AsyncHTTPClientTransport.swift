@@ -13,10 +13,11 @@ import FoundationNetworking
 /// Runs requests over SwiftNIO's AsyncHTTPClient: HTTP/1.1 and HTTP/2, a connection pool, and a
 /// streaming body whose reading stops while the request is suspended (real backpressure).
 ///
-/// Courier follows redirects itself on this transport, so that every `Location` is checked
+/// The transport follows no redirect: a `3xx` is reported as it is, and Courier's request
+/// follows it (see `Redirect`), the same way over every transport, checking every `Location`
 /// before a connection is made to it (SwiftNIO traps on a port above 65535; a server could
-/// otherwise crash the process with one redirect): AsyncHTTPClient's own following is turned off
-/// in every client this transport makes, and ``maximumRedirects`` sets the limit.
+/// otherwise crash the process with one redirect). AsyncHTTPClient's own following is turned off
+/// in every client this transport makes.
 ///
 /// Lifetimes: ``shared`` runs on a process-wide client of Courier's own, made with
 /// ``defaultConfiguration()`` and never shut down. A transport made with a configuration owns
@@ -24,9 +25,6 @@ import FoundationNetworking
 public final class AsyncHTTPClientTransport: Transport {
     /// The client requests run on.
     public let client: HTTPClient
-    /// How many redirects a request follows before failing with `URLError(.httpTooManyRedirects)`;
-    /// 0 means none is followed, and a redirect is the response.
-    public let maximumRedirects: Int
     private let ownsClient: Bool
     private let isInvalidated = NIOLockedValueBox(false)
     private let steering: EventLoopSteering
@@ -39,8 +37,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// refused connection at once, as URLSession does, for its retry policy to decide.
     public static let shared = AsyncHTTPClientTransport(
         client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: defaultConfiguration()),
-        ownsClient: false,
-        maximumRedirects: RedirectPolicy.defaultMaximumRedirects
+        ownsClient: false
     )
 
     /// Creates a transport that owns a new client made with `configuration`.
@@ -48,18 +45,14 @@ public final class AsyncHTTPClientTransport: Transport {
     /// - Parameters:
     ///   - configuration: The client's configuration; ``defaultConfiguration()`` by default. Its
     ///     `redirectConfiguration` is replaced by `.disallow`: Courier follows redirects itself.
-    ///   - maximumRedirects: How many redirects a request follows (16 by default, as URLSession);
-    ///     0 to follow none. A negative number counts as 0.
     public convenience init(
-        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
-        maximumRedirects: Int = 16
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()
     ) {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
         self.init(
             client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration),
-            ownsClient: true,
-            maximumRedirects: maximumRedirects
+            ownsClient: true
         )
     }
 
@@ -67,15 +60,14 @@ public final class AsyncHTTPClientTransport: Transport {
     ///
     /// Make the client with `redirectConfiguration: .disallow` (as ``defaultConfiguration()``
     /// does): a client that follows redirects itself does so before Courier sees the `Location`,
-    /// so neither Courier's URL check nor ``maximumRedirects`` applies to its redirects.
-    public convenience init(client: HTTPClient, maximumRedirects: Int = 16) {
-        self.init(client: client, ownsClient: false, maximumRedirects: maximumRedirects)
+    /// so neither Courier's URL check nor its redirect rules and handler apply to its redirects.
+    public convenience init(client: HTTPClient) {
+        self.init(client: client, ownsClient: false)
     }
 
-    private init(client: HTTPClient, ownsClient: Bool, maximumRedirects: Int) {
+    private init(client: HTTPClient, ownsClient: Bool) {
         self.client = client
         self.ownsClient = ownsClient
-        self.maximumRedirects = max(0, maximumRedirects)
         steering = EventLoopSteering(group: client.eventLoopGroup)
     }
 
@@ -146,7 +138,6 @@ public final class AsyncHTTPClientTransport: Transport {
             body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated.withLockedValue { $0 },
-            maximumRedirects: maximumRedirects,
             steering: steering
         )
     }
@@ -185,12 +176,8 @@ extension Transport where Self == AsyncHTTPClientTransport {
     /// The AsyncHTTPClient transport over the process-wide shared client.
     public static var asyncHTTPClient: AsyncHTTPClientTransport { .shared }
 
-    /// An AsyncHTTPClient transport owning a client made with `configuration`, following at most
-    /// `maximumRedirects` redirects itself.
-    public static func asyncHTTPClient(
-        configuration: HTTPClient.Configuration,
-        maximumRedirects: Int = 16
-    ) -> AsyncHTTPClientTransport {
-        AsyncHTTPClientTransport(configuration: configuration, maximumRedirects: maximumRedirects)
+    /// An AsyncHTTPClient transport owning a client made with `configuration`.
+    public static func asyncHTTPClient(configuration: HTTPClient.Configuration) -> AsyncHTTPClientTransport {
+        AsyncHTTPClientTransport(configuration: configuration)
     }
 }

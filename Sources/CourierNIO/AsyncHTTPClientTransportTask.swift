@@ -15,20 +15,13 @@ import FoundationNetworking
 
 /// One attempt over AsyncHTTPClient, reporting to a ``TransportEventHandler``.
 ///
-/// Courier follows redirects here itself (AsyncHTTPClient's own following is off): each hop is
-/// one AsyncHTTPClient request with a ``HopDelegate`` of its own, and every `Location` goes
-/// through ``RedirectPolicy`` (and so ``URLValidation``) before a connection is made to it.
-/// Events from a hop that is over (drained, cut short, cancelled) are told apart by its number
-/// and ignored.
+/// One attempt is one AsyncHTTPClient request (its own redirect following is off): a `3xx` is
+/// reported as it is, and Courier's request follows it with a task of its own (see `Redirect`).
 ///
-/// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls a hop's
-/// delegate methods on one event loop, in order, and the caller may resume, suspend or cancel
+/// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls the
+/// delegate's methods on one event loop, in order, and the caller may resume, suspend or cancel
 /// from any thread.
 final class AsyncHTTPClientTransportTask: TransportTask {
-    /// The most bytes of a redirect's own body read (and dropped) so that its connection can be
-    /// used again; past this, that connection is closed instead.
-    static let redirectBodyDrainLimit = 64 * 1024
-
     private struct State {
         enum Phase {
             /// Not resumed yet.
@@ -55,21 +48,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         /// The `lastActivity` a check found past the deadline; the attempt times out if a second
         /// check, a loop turn later, finds it unchanged.
         var idleTimeoutGraceAt: NIODeadline?
-        /// The hop running: 0 for the request itself, one more for each redirect followed.
-        var hop = 0
-        /// The request the current hop sent.
-        var currentRequest: HTTPClient.Request?
-        /// The request a redirect leads to, set while the redirect's own body is drained.
-        var pendingRedirect: HTTPClient.Request?
-        /// Bytes of the redirect's body dropped so far.
-        var drainedBytes = 0
-        /// Body bytes sent in the current hop (a redirect that resends the body counts afresh).
+        /// Body bytes sent so far.
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var statusCode: Int?
         var networkProtocolName: String?
-        var currentURL: URL?
-        /// The loop the hops prefer, chosen when the task starts.
+        /// The loop the request prefers, chosen when the task starts.
         var eventLoopPreference: HTTPClient.EventLoopPreference = .indifferent
         /// Whether the task is counted in flight by the transport's ``EventLoopSteering``: from
         /// its start to its completion.
@@ -80,8 +64,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private let steering: EventLoopSteering
     /// What to send; `nil` for a `URLRequest` without a URL, which fails at once.
     private let head: RequestHead?
-    /// How many redirects this attempt follows; 0 delivers a redirect as the response.
-    private let maximumRedirects: Int
     /// The body to send: the caller's, else the `httpBodyStream` (read once) or `httpBody` of the
     /// `URLRequest` the head was read from.
     private let body: RequestBody?
@@ -101,13 +83,11 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         body: RequestBody?,
         eventHandler: any TransportEventHandler,
         isInvalidated: Bool,
-        maximumRedirects: Int,
         steering: EventLoopSteering
     ) {
         self.client = client
         self.steering = steering
         self.head = head
-        self.maximumRedirects = maximumRedirects
         if let body {
             self.body = body
         } else if let stream = head?.httpBodyStream {
@@ -122,7 +102,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         self.idleTimeout =
             interval > 0 && interval < Double(Int64.max / 1_000_000_000)
             ? .nanoseconds(Int64(interval * 1_000_000_000)) : nil
-        state.withLockedValue { $0.currentURL = head?.url }
     }
 
     // MARK: - TransportTask
@@ -238,7 +217,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         let preference = steering.begin()
         let isRunning = state.withLockedValue { state -> Bool in
             guard case .running = state.phase else { return false }
-            state.currentRequest = request
             state.eventLoopPreference = preference
             state.isCountedInFlight = true
             return true
@@ -248,24 +226,23 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             steering.end()
             return
         }
-        if let eventLoop = execute(request, hop: 0) { checkIdleTimeout(on: eventLoop) }
+        if let eventLoop = execute(request, reportingAt: head.url) { checkIdleTimeout(on: eventLoop) }
     }
 
-    /// Sends `request` as hop number `hop`; returns the event loop it runs on, or `nil` when the
-    /// attempt ended meanwhile (the new request is then cancelled at once).
-    @discardableResult
-    private func execute(_ request: HTTPClient.Request, hop: Int) -> (any EventLoop)? {
+    /// Sends `request`; returns the event loop it runs on, or `nil` when the attempt ended
+    /// meanwhile (the new request is then cancelled at once). `url` is the response's URL.
+    private func execute(_ request: HTTPClient.Request, reportingAt url: URL) -> (any EventLoop)? {
         let task = client.execute(
             request: request,
-            delegate: HopDelegate(owner: self, hop: hop),
+            delegate: Delegate(owner: self, url: url),
             eventLoop: state.withLockedValue { $0.eventLoopPreference }
         )
         // AsyncHTTPClient fails some tasks without telling the delegate (a request it cannot
         // build, a client shut down): without this the attempt never ends. `complete(with:)` runs
         // once, so a failure the delegate did report wins.
-        task.futureResult.whenFailure { [self] error in self.hop(hop, didFailWith: error) }
+        task.futureResult.whenFailure { [self] error in complete(with: Self.urlError(for: error)) }
         let cancelledMeanwhile = state.withLockedValue { state -> Bool in
-            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return true }
+            guard case .running = state.phase, !state.isCancelling else { return true }
             state.phase = .running(task)
             return false
         }
@@ -367,53 +344,46 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         )
     }
 
-    // MARK: - Hops
+    // MARK: - Response
 
-    /// Receives one hop's events from AsyncHTTPClient and hands them to the attempt with the
-    /// hop's number, so that a hop that is over cannot report into the next one.
-    private final class HopDelegate: HTTPClientResponseDelegate {
+    /// Receives the request's events from AsyncHTTPClient and hands them to the attempt.
+    private final class Delegate: HTTPClientResponseDelegate {
         typealias Response = Void
 
         let owner: AsyncHTTPClientTransportTask
-        let hop: Int
+        /// The URL the response is reported at: the request's (no redirect is followed here).
+        let url: URL
 
-        init(owner: AsyncHTTPClientTransportTask, hop: Int) {
+        init(owner: AsyncHTTPClientTransportTask, url: URL) {
             self.owner = owner
-            self.hop = hop
+            self.url = url
         }
 
         func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-            owner.hop(hop, didSend: part.readableBytes)
-        }
-
-        func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-            // Only a client that follows redirects itself (one passed in) visits more than one URL.
-            owner.state.withLockedValue { state in
-                if state.hop == hop { state.currentURL = request.url }
-            }
+            owner.didSend(part.readableBytes)
         }
 
         func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-            owner.hop(hop, didReceive: head, on: task.eventLoop)
+            owner.didReceive(head, at: url, on: task.eventLoop)
         }
 
         func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-            owner.hop(hop, didReceive: buffer, on: task.eventLoop)
+            owner.didReceive(buffer, on: task.eventLoop)
         }
 
         func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-            owner.hop(hop, didFailWith: error)
+            owner.complete(with: AsyncHTTPClientTransportTask.urlError(for: error))
         }
 
         func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-            owner.hopDidFinish(hop)
+            owner.complete(with: nil)
         }
     }
 
-    private func hop(_ hop: Int, didSend bytes: Int) {
+    private func didSend(_ bytes: Int) {
         let total = state.withLockedValue { state -> Int64? in
-            // Timed out, cancelled, or a hop that is over: a late part.
-            guard case .running = state.phase, state.hop == hop else { return nil }
+            // Timed out or cancelled: a late part.
+            guard case .running = state.phase else { return nil }
             state.bytesSent += Int64(bytes)
             state.lastActivity = .now()
             return state.bytesSent
@@ -423,105 +393,33 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         eventHandler.transportTask(self, didSendBodyBytes: total, of: expected)
     }
 
-    private func hop(
-        _ hop: Int,
-        didReceive head: HTTPResponseHead,
+    private func didReceive(
+        _ head: HTTPResponseHead,
+        at url: URL,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<Void> {
-        enum Action {
-            case ignore
-            case deliver(URL?)
-            case drainRedirect
-            case fail(URLError)
-        }
-        let location = maximumRedirects > 0 ? head.headers.first(name: "Location") : nil
-        let action = state.withLockedValue { state -> Action in
-            guard case .running = state.phase, state.hop == hop, !state.isCancelling else { return .ignore }
+        let isRunning = state.withLockedValue { state -> Bool in
+            guard case .running = state.phase, !state.isCancelling else { return false }
             state.lastActivity = .now()
-            guard let location, let request = state.currentRequest else { return .deliver(state.currentURL) }
-            let decision = RedirectPolicy.nextHop(
-                status: Int(head.status.code),
-                location: location,
-                method: request.method.rawValue,
-                from: request.url
-            )
-            switch decision {
-            case .deliver:
-                return .deliver(state.currentURL)
-            case .fail(let error):
-                return .fail(Self.carrying(error, as: .badURL))
-            case .follow(let next):
-                // A body that can be read only once cannot go again: the redirect is the answer.
-                if !next.dropsBody, let body, !body.isReplayable { return .deliver(state.currentURL) }
-                // The limit alone ends a loop, as on URLSession: the same URL may rightly come
-                // twice (a POST answered 303 to itself).
-                guard state.hop < maximumRedirects else {
-                    return .fail(URLError(.httpTooManyRedirects))
-                }
-                do {
-                    state.pendingRedirect = try Self.request(following: next, from: request)
-                } catch {
-                    return .fail(URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
-                }
-                state.drainedBytes = 0
-                return .drainRedirect
-            }
+            state.responseDate = Date()
+            state.statusCode = Int(head.status.code)
+            state.networkProtocolName = Self.protocolName(of: head.version)
+            return true
         }
-        switch action {
-        case .ignore:
-            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
-        case .fail(let error):
-            complete(with: error)
-            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
-        case .drainRedirect:
-            return eventLoop.makeSucceededVoidFuture()
-        case .deliver(let url):
-            state.withLockedValue { state in
-                state.responseDate = Date()
-                state.statusCode = Int(head.status.code)
-                state.networkProtocolName = Self.protocolName(of: head.version)
-            }
-            if let url {
-                // Parts, not an HTTPURLResponse: FoundationNetworking's costs more than the whole
-                // request, and is built only if someone asks for it (see ResponseHead).
-                var fields: [(name: String, value: String)] = []
-                fields.reserveCapacity(head.headers.count)
-                for (name, value) in head.headers { fields.append((name, value)) }
-                let responseHead = ResponseHead(
-                    url: url,
-                    statusCode: Int(head.status.code),
-                    httpVersion: head.version == .http1_1
-                        ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
-                    headerFields: fields
-                )
-                eventHandler.transportTask(self, didReceive: responseHead)
-            }
-            return demand(on: eventLoop)
-        }
-    }
-
-    /// The request a redirect leads to: `next`'s URL and method, the body kept unless the method
-    /// became GET, and the credential headers left behind when it leaves the origin.
-    private static func request(
-        following next: RedirectPolicy.Hop,
-        from request: HTTPClient.Request
-    ) throws -> HTTPClient.Request {
-        var headers = request.headers
-        if next.dropsBody {
-            for name in RedirectPolicy.bodyHeaders { headers.remove(name: name) }
-        }
-        if next.leavesOrigin {
-            for name in RedirectPolicy.credentialHeaders { headers.remove(name: name) }
-        }
-        // AsyncHTTPClient sets Host from the URL; one kept from the last hop would name the wrong host.
-        headers.remove(name: "Host")
-        return try HTTPClient.Request(
-            url: next.url,
-            method: NIOHTTP1.HTTPMethod(rawValue: next.method),
-            headers: headers,
-            body: next.dropsBody ? nil : request.body,
-            tlsConfiguration: request.tlsConfiguration
+        guard isRunning else { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
+        // Parts, not an HTTPURLResponse: FoundationNetworking's costs more than the whole
+        // request, and is built only if someone asks for it (see ResponseHead).
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(head.headers.count)
+        for (name, value) in head.headers { fields.append((name, value)) }
+        let responseHead = ResponseHead(
+            url: url,
+            statusCode: Int(head.status.code),
+            httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: fields
         )
+        eventHandler.transportTask(self, didReceive: responseHead)
+        return demand(on: eventLoop)
     }
 
     /// The ALPN-style name of `version`, as URLSession's metrics give it.
@@ -533,93 +431,21 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
     }
 
-    private func hop(_ hop: Int, didReceive buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        enum Action {
-            case ignore
-            case drain
-            case cutRedirectShort(HTTPClient.Request)
-            case deliver
+    private func didReceive(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        // After completion (a cancel from another thread) nothing more may reach the handler.
+        let isRunning = state.withLockedValue { state -> Bool in
+            guard case .running = state.phase else { return false }
+            return true
         }
-        let action = state.withLockedValue { state -> Action in
-            // After completion (a cancel from another thread) nothing more may reach the handler.
-            guard case .running = state.phase, state.hop == hop else { return .ignore }
-            guard let next = state.pendingRedirect else { return .deliver }
-            state.lastActivity = .now()
-            state.drainedBytes += buffer.readableBytes
-            guard state.drainedBytes > Self.redirectBodyDrainLimit else { return .drain }
-            return .cutRedirectShort(next)
-        }
-        switch action {
-        case .ignore:
-            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
-        case .drain:
-            return eventLoop.makeSucceededVoidFuture()
-        case .cutRedirectShort(let next):
-            // Failing the read ends this hop (its late error is ignored: it is no longer current).
-            startNextHop(with: next, after: hop)
-            return eventLoop.makeFailedFuture(HTTPClientError.cancelled)
-        case .deliver:
-            // Deliver first, then ask for more under one lock: a suspend() made while handling this
-            // chunk already holds back the next read.
-            // The Data shares the buffer's storage (kept alive by it) rather than copying every byte.
-            let data =
-                buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
-                ?? Data(buffer.readableBytesView)
-            eventHandler.transportTask(self, didReceive: data)
-            return demand(on: eventLoop, receivedBytes: buffer.readableBytes)
-        }
-    }
-
-    private func hop(_ hop: Int, didFailWith error: any Error) {
-        let isCurrent = state.withLockedValue { $0.hop == hop }
-        guard isCurrent else { return }
-        complete(with: Self.urlError(for: error))
-    }
-
-    private func hopDidFinish(_ hop: Int) {
-        enum Action {
-            case ignore
-            case complete
-            case follow(HTTPClient.Request)
-        }
-        let action = state.withLockedValue { state -> Action in
-            guard state.hop == hop else { return .ignore }
-            return state.pendingRedirect.map(Action.follow) ?? .complete
-        }
-        switch action {
-        case .ignore: break
-        case .complete: complete(with: nil)
-        case .follow(let next): startNextHop(with: next, after: hop)
-        }
-    }
-
-    /// Moves on from hop `hop` to the redirect's request, unless the attempt ended meanwhile.
-    private func startNextHop(with request: HTTPClient.Request, after hop: Int) {
-        enum Action {
-            case none
-            case start(Int)
-            /// A cancel() reached the hop that just ended, too late for AsyncHTTPClient to report
-            /// it (a finished task ignores a cancel): the attempt ends here.
-            case completeCancelled
-        }
-        let action = state.withLockedValue { state -> Action in
-            guard case .running = state.phase, state.hop == hop else { return .none }
-            guard !state.isCancelling else { return .completeCancelled }
-            state.hop += 1
-            // No AsyncHTTPClient task until the next one starts: a cancel meanwhile completes at once.
-            state.phase = .running(nil)
-            state.pendingRedirect = nil
-            state.currentRequest = request
-            state.currentURL = request.url
-            state.bytesSent = 0
-            state.lastActivity = .now()
-            return .start(state.hop)
-        }
-        switch action {
-        case .none: break
-        case .start(let nextHop): execute(request, hop: nextHop)
-        case .completeCancelled: complete(with: URLError(.cancelled))
-        }
+        guard isRunning else { return eventLoop.makeFailedFuture(HTTPClientError.cancelled) }
+        // Deliver first, then ask for more under one lock: a suspend() made while handling this
+        // chunk already holds back the next read.
+        // The Data shares the buffer's storage (kept alive by it) rather than copying every byte.
+        let data =
+            buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy)
+            ?? Data(buffer.readableBytesView)
+        eventHandler.transportTask(self, didReceive: data)
+        return demand(on: eventLoop, receivedBytes: buffer.readableBytes)
     }
 
     /// Counts `receivedBytes`, then returns a succeeded future to read on or, while suspended, one

@@ -82,7 +82,7 @@ struct CourierCommand: AsyncParsableCommand {
 
     @Flag(
         name: [.customLong("follow"), .customShort("F")],
-        help: "Follow redirects (--transport urlsession always follows)."
+        help: "Follow redirects."
     )
     var follow = false
 

@@ -65,6 +65,22 @@ public struct CourierError: Error, Sendable {
         /// A streamed body split into lines (JSON lines) sent a line longer than the limit, or
         /// no line break within it: the stream was stopped rather than held in memory without end.
         public static let streamLineTooLong = Kind("streamLineTooLong")
+        /// A redirect was not followed, and the request failed for it: past the limit, back to
+        /// a request already made, or from `https` down to `http`. ``redirectFailureReason``
+        /// says which. (A `Location` that is no URL Courier sends to fails as ``invalidURL``.)
+        public static let redirectFailed = Kind("redirectFailed")
+    }
+
+    /// Why a redirect failed the request.
+    public enum RedirectFailureReason: Sendable, Equatable {
+        /// The server redirected once more after `limit` redirects had been followed.
+        case tooManyRedirects(limit: Int)
+        /// The redirect leads back to a request this attempt has made already (the same method,
+        /// URL and cookies), so following it would go round until the limit.
+        case loop(url: String)
+        /// The redirect leads from `https` to plain `http`, which Courier refuses unless
+        /// allowed (``Session/Configuration/allowsInsecureRedirects``, ``Request/redirect(allowingInsecureRedirects:)``).
+        case insecureRedirect(url: String)
     }
 
     /// Why a validator rejected a response.
@@ -102,6 +118,7 @@ public struct CourierError: Error, Sendable {
         case limit(Int)
         case response(reason: String, error: (any Error)?)
         case move(error: any Error, source: URL, destination: URL)
+        case redirect(RedirectFailureReason)
         case underlying((any Error)?)
     }
 
@@ -236,6 +253,22 @@ public struct CourierError: Error, Sendable {
         CourierError(.streamLineTooLong, .limit(limit))
     }
 
+    /// A redirect failed the request, for `reason`. User info is removed from the URL the reason
+    /// keeps, so that it never reaches a log or a message.
+    public static func redirectFailed(_ reason: RedirectFailureReason) -> CourierError {
+        switch reason {
+        case .tooManyRedirects:
+            return CourierError(.redirectFailed, .redirect(reason))
+        case .loop(let url):
+            return CourierError(.redirectFailed, .redirect(.loop(url: URLRedaction.removingUserInfo(from: url))))
+        case .insecureRedirect(let url):
+            return CourierError(
+                .redirectFailed,
+                .redirect(.insecureRedirect(url: URLRedaction.removingUserInfo(from: url)))
+            )
+        }
+    }
+
     // MARK: - Reading errors
 
     /// Whether the caller cancelled the request.
@@ -259,9 +292,18 @@ public struct CourierError: Error, Sendable {
         return nil
     }
 
-    /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw.
+    /// Why a redirect failed the request, for ``Kind/redirectFailed``.
+    public var redirectFailureReason: RedirectFailureReason? {
+        if case .redirect(let reason) = detail { return reason }
+        return nil
+    }
+
+    /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw. Too
+    /// many redirects reads as `URLError(.httpTooManyRedirects)` here, as URLSession reports it.
     public var underlyingError: (any Error)? {
         switch detail {
+        case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)
+        case .redirect: return nil
         case .underlying(let error): return error
         case .retry(let retryError, _): return retryError
         case .move(let error, _, _): return error
@@ -323,6 +365,14 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .move(let error, let source, let destination):
             return "The download could not be moved from \(source.path) to \(destination.path): "
                 + error.localizedDescription
+        case .redirect(.tooManyRedirects(let limit)):
+            return "The server redirected more than \(limit) times; raise the limit with "
+                + "Session.Configuration.redirectLimit or Request.redirect(limit:) if that is expected."
+        case .redirect(.loop(let url)):
+            return "The server redirected back to \"\(url)\", a request already made: the redirects go round."
+        case .redirect(.insecureRedirect(let url)):
+            return "The server redirected from https to plain http (\"\(url)\"); allow it with "
+                + "Session.Configuration.allowsInsecureRedirects if you must."
         case .underlying(let error):
             let cause = error.map { ": \($0.localizedDescription)" } ?? "."
             switch kind {

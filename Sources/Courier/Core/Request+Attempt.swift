@@ -10,26 +10,92 @@ extension Request {
     /// attempt. A late event of an earlier attempt, or of one that was cancelled, finds another
     /// attempt current (or none) and is dropped.
     ///
+    /// An attempt is one or more exchanges: Courier follows redirects here, the same way over
+    /// every transport (which follow none themselves). A redirect's own exchange never reaches
+    /// the request; its ``Hops`` decide what becomes of it, and the next exchange reports to this
+    /// same attempt. The request sees one head, one body and one completion per attempt.
+    ///
     /// The transport holds it, and through it the request, until the attempt completes: a
     /// request in flight stays alive even when nobody else holds it. The request is not a
     /// ``TransportEventHandler`` itself, so nothing outside Courier can feed it events.
-    final class Attempt: TransportEventHandler {
+    ///
+    /// `@unchecked Sendable` for ``hops`` alone, which is written once: by this attempt's
+    /// transport events, at the first redirect, before anything else reads it. Those events
+    /// never overlap (the ``TransportEventHandler`` contract); an exchange's events begin only
+    /// after the previous exchange's completion has made the next one under the request's lock;
+    /// and the work that reads it on other threads (a handler's decision) starts after it is
+    /// set. Everything else is a constant, and what the hops are is behind the request's lock.
+    final class Attempt: TransportEventHandler, @unchecked Sendable {
         let request: Request
+        private let transport: any Transport
+        private let body: RequestBody?
+        private let redirectHandler: (any RedirectHandler)?
+        /// The attempt's first request, and its redirect rules: what ``hops`` starts from.
+        private let head: RequestHead
+        private let rules: Hops.Rules
+        /// The attempt's redirects, made at the first: from then on every event goes through
+        /// them. Until then (for nearly every request) events go straight to the request, and an
+        /// attempt makes nothing and takes no lock for redirects it does not meet.
+        private var hops: Protected<Hops>?
 
-        init(request: Request) {
+        init(
+            request: Request,
+            head: RequestHead,
+            body: RequestBody?,
+            transport: any Transport,
+            redirects: RedirectSettings
+        ) {
             self.request = request
+            self.transport = transport
+            self.body = body
+            let handler = redirects.handler
+            redirectHandler = handler
+            let followsWithoutAsking: Bool? =
+                if let handler { (handler as? Redirector)?.immediateDecision } else { true }
+            self.head = head
+            rules = Hops.Rules(
+                limit: max(0, redirects.limit),
+                allowsInsecureRedirects: redirects.allowsInsecureRedirects,
+                followsWithoutAsking: followsWithoutAsking
+            )
         }
 
         func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
-            request.attempt(self, of: task, didReceive: ResponseHead(response))
+            transportTask(task, didReceive: ResponseHead(response))
         }
 
         func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
-            request.attempt(self, of: task, didReceive: head)
+            let hops: Protected<Hops>
+            if let existing = self.hops {
+                hops = existing
+            } else {
+                guard RedirectPolicy.isRedirect(status: head.statusCode), rules.followsWithoutAsking != false else {
+                    request.attempt(self, of: task, didReceive: head)
+                    return
+                }
+                hops = Protected(Hops(head: self.head, rules: rules), sharingLockWith: request.mutableState)
+                self.hops = hops
+            }
+            // A body given as a URLRequest's stream is read once, like a one-shot RequestBody.
+            let bodyIsReplayable = body?.isReplayable ?? (self.head.httpBodyStream == nil)
+            switch hops.withLock({ $0.receive(head, bodyIsReplayable: bodyIsReplayable) }) {
+            case .forward: request.attempt(self, of: task, didReceive: head)
+            case .none: break
+            case .cancelTask: task.cancel()
+            case .ask(let proposed): ask(about: head, proposing: proposed, task: task, hops: hops)
+            }
         }
 
         func transportTask(_ task: any TransportTask, didReceive data: Data) {
-            request.attempt(self, of: task, didReceive: data)
+            guard let hops else {
+                request.attempt(self, of: task, didReceive: data)
+                return
+            }
+            switch hops.withLock({ $0.receive(data) }) {
+            case .forward: request.attempt(self, of: task, didReceive: data)
+            case .drop: break
+            case .cancelTask: task.cancel()
+            }
         }
 
         func transportTask(
@@ -41,7 +107,120 @@ extension Request {
         }
 
         func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
-            request.attempt(self, of: task, didCompleteWith: error, metrics: metrics)
+            guard let hops else {
+                request.attempt(self, of: task, didCompleteWith: error, metrics: metrics)
+                return
+            }
+            let action = hops.withLock { $0.complete(Hops.Completion(error: error, metrics: metrics)) }
+            if case .forward = action {
+                request.attempt(self, of: task, didCompleteWith: error, metrics: metrics)
+                return
+            }
+            perform(action, task: task, hops: hops)
         }
+
+        // MARK: - Redirects
+
+        /// Asks the handler, off the transport's thread, whether to follow `response` with
+        /// `proposed`; the exchange goes on meanwhile, and what it reports is kept.
+        private func ask(
+            about response: ResponseHead,
+            proposing proposed: RequestHead,
+            task: any TransportTask,
+            hops: Protected<Hops>
+        ) {
+            guard let handler = redirectHandler else {
+                perform(hops.withLock { $0.decided(.success(proposed)) }, task: task, hops: hops)
+                return
+            }
+            Task { [self] in
+                let decision: Result<RequestHead?, CourierError>
+                if let httpResponse = response.httpURLResponse {
+                    let answer = await handler.request(
+                        request,
+                        willBeRedirectedTo: proposed.urlRequest,
+                        for: httpResponse
+                    )
+                    decision = Self.checked(answer)
+                } else {
+                    // No HTTPURLResponse can be made for this URL: nothing to ask with, so the
+                    // rules alone decide.
+                    decision = .success(proposed)
+                }
+                perform(hops.withLock { $0.decided(decision) }, task: task, hops: hops)
+            }
+        }
+
+        /// The handler's answer as the next head, checked as any request's is.
+        private static func checked(_ answer: URLRequest?) -> Result<RequestHead?, CourierError> {
+            guard let answer else { return .success(nil) }
+            guard var head = RequestHead(answer) else { return .failure(Session.noURL) }
+            do {
+                try Session.validate(&head)
+            } catch {
+                return .failure(error)
+            }
+            return .success(head)
+        }
+
+        private func perform(_ action: Hops.NextAction, task: any TransportTask, hops: Protected<Hops>) {
+            switch action {
+            case .none:
+                break
+            case .forward:
+                // Only a completion is forwarded this way, and it was handed over by the caller.
+                break
+            case .cancelTask:
+                task.cancel()
+            case .fail(let error, let metrics):
+                // The request reads a CourierError carried under NSUnderlyingErrorKey as itself.
+                let carrier = URLError(.badServerResponse, userInfo: [NSUnderlyingErrorKey: error])
+                request.attempt(self, of: task, didCompleteWith: carrier, metrics: metrics)
+            case .startNextHop(let redirect):
+                startHop(after: redirect, hops: hops)
+            case .replay(let response, let kept):
+                replay(response, kept, task: task, hops: hops)
+            }
+        }
+
+        /// Hands the request a redirect its handler declined, with what its exchange reported
+        /// meanwhile, and then whatever came during the handing over, until nothing is left.
+        private func replay(
+            _ response: ResponseHead,
+            _ kept: Hops.Kept,
+            task: any TransportTask,
+            hops: Protected<Hops>
+        ) {
+            request.attempt(self, of: task, didReceive: response)
+            var round = kept
+            while true {
+                for piece in round.pieces { request.attempt(self, of: task, didReceive: piece) }
+                if let completion = round.completion {
+                    request.attempt(self, of: task, didCompleteWith: completion.error, metrics: completion.metrics)
+                }
+                guard case .replay(let next) = hops.withLock({ $0.replayed() }) else { return }
+                round = next
+            }
+        }
+
+        /// Sends the request `redirect` leads to, unless the request has ended meanwhile.
+        private func startHop(after redirect: Redirect, hops: Protected<Hops>) {
+            guard request.willFollow(redirect, in: self) else { return }
+            let sendsBody = !hops.withLock { $0.dropsBody }
+            let task = transport.makeTask(
+                for: redirect.nextRequest,
+                body: sendsBody ? body : nil,
+                eventHandler: self
+            )
+            request.didCreateTask(task, forRedirectIn: self)
+        }
+    }
+
+    /// The redirect handler, limit and downgrade rule an attempt follows: the request's own,
+    /// else the session's.
+    struct RedirectSettings {
+        var handler: (any RedirectHandler)?
+        var limit: Int
+        var allowsInsecureRedirects: Bool
     }
 }

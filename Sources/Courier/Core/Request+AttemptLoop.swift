@@ -111,8 +111,14 @@ extension Request {
                 return
             }
         }
-        guard didCreateRequest(head) else { return }
-        let attempt = Attempt(request: self)
+        guard let redirects = didCreateRequest(head, session: session) else { return }
+        let attempt = Attempt(
+            request: self,
+            head: head,
+            body: body,
+            transport: session.transport,
+            redirects: redirects
+        )
         let task = session.transport.makeTask(for: head, body: body, eventHandler: attempt)
         didCreateTask(task, for: head, attempt: attempt)
     }

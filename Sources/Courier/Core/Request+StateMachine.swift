@@ -19,6 +19,7 @@ extension Request {
     /// | idle       | first resume     | starting   | build and adapt the URLRequest                   |
     /// | starting   | task created     | running    | any other task is cancelled                      |
     /// | running    | attempt completes| idle       | a completion of any other task is ignored        |
+    /// | running    | redirect task created | running | the request's task is now the redirect's next exchange |
     /// | idle, starting | attempt failed | deciding | the retriers decide (an adapter's failure too)  |
     /// | deciding   | retry            | starting   | unless the request was cancelled meanwhile       |
     ///
@@ -208,6 +209,22 @@ extension Request {
                 return .resume
             case .initialized, .suspended:
                 attemptPhase = .running
+                taskGeneration &+= 1
+                return .leaveSuspended
+            case .cancelled, .finished:
+                return .cancel
+            }
+        }
+
+        /// The transport made the task for the next exchange of the running attempt (a redirect
+        /// being followed): run it, hold it or cancel it, as for the attempt's first task.
+        mutating func redirectTaskCreated() -> TaskAction {
+            guard attemptPhase == .running, !hasFinished else { return .cancel }
+            switch state {
+            case .resumed:
+                taskGeneration &+= 1
+                return .resume
+            case .initialized, .suspended:
                 taskGeneration &+= 1
                 return .leaveSuspended
             case .cancelled, .finished:

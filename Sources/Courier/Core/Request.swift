@@ -99,6 +99,12 @@ public class Request: @unchecked Sendable {
         var bytesExpected: Int64 = -1
         var bytesSent: Int64 = 0
         var bytesExpectedToSend: Int64 = -1
+        /// This request's own redirect handler, limit and downgrade rule, over the session's.
+        var redirectHandler: (any RedirectHandler)?
+        var redirectLimit: Int?
+        var allowsInsecureRedirects: Bool?
+        /// Every redirect followed, over all attempts.
+        var redirects: [Redirect] = []
         var downloadReporter = ProgressReporter()
 
         /// The validators and what they read, taken together: a validator added later does not run.
@@ -354,17 +360,23 @@ public class Request: @unchecked Sendable {
         retryOrFinish(error: error)
     }
 
-    /// Records the request built for the next attempt.
-    /// Returns `false`, recording nothing, if the request ended meanwhile (while it was being
+    /// Records the request built for the next attempt, and returns how the attempt treats
+    /// redirects (this request's settings, else `session`'s).
+    /// Returns `nil`, recording nothing, if the request ended meanwhile (while it was being
     /// adapted): no attempt is made then.
-    func didCreateRequest(_ head: RequestHead) -> Bool {
-        let isRunning = mutableState.withLock { state -> Bool in
-            guard !state.machine.hasFinished else { return false }
+    func didCreateRequest(_ head: RequestHead, session: Session) -> RedirectSettings? {
+        let settings = mutableState.withLock { state -> RedirectSettings? in
+            guard !state.machine.hasFinished else { return nil }
             state.requests.append(head)
-            return true
+            return RedirectSettings(
+                handler: state.redirectHandler ?? session.redirectHandler,
+                limit: state.redirectLimit ?? session.configuration.redirectLimit,
+                allowsInsecureRedirects: state.allowsInsecureRedirects
+                    ?? session.configuration.allowsInsecureRedirects
+            )
         }
-        if isRunning { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }
-        return isRunning
+        if settings != nil { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }
+        return settings
     }
 
     /// Building the URLRequest failed; the request finishes with `error`.

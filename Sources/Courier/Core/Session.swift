@@ -53,6 +53,15 @@ public final class Session: RequestDelegate, Sendable {
         /// Whether a request succeeding (status below 400) makes the requests waiting to retry on the
         /// same origin retry at once: the server is evidently back (on by default).
         public var retriesEarlyWhenOriginRecovers = true
+        /// How many redirects a request follows in one attempt; one more fails it with
+        /// ``CourierError/Kind/redirectFailed`` (``CourierError/RedirectFailureReason/tooManyRedirects(limit:)``).
+        /// 16 by default, as URLSession; a request may set its own (``Request/redirect(limit:)``).
+        /// To take every redirect as the response, use ``Redirector/doNotFollow``.
+        public var redirectLimit = 16
+        /// Whether a redirect from `https` to plain `http` is followed. Off by default: such a
+        /// redirect fails the request with ``CourierError/Kind/redirectFailed``, since what follows
+        /// would travel in the clear.
+        public var allowsInsecureRedirects = false
 
         /// The defaults.
         public init() {}
@@ -75,6 +84,8 @@ public final class Session: RequestDelegate, Sendable {
     public let transport: any Transport
     /// Adapts and retries every request of the session, after each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// Decides every request's redirects, unless the request has its own; `nil` follows them all.
+    public let redirectHandler: (any RedirectHandler)?
     /// The monitor told of every request's events (all of the session's monitors).
     public let eventMonitor: CompositeEventMonitor
     /// Where serializers run: each request gets a serial queue targeting this one.
@@ -106,6 +117,8 @@ public final class Session: RequestDelegate, Sendable {
     ///   - transport: What runs the requests. By default, AsyncHTTPClient's shared client when
     ///     `CourierNIO` is linked into the program, else a ``URLSessionTransport``.
     ///   - interceptor: Adapts every attempt of every request and decides retries.
+    ///   - redirectHandler: Decides every request's redirects, unless the request has its own
+    ///     (``Request/redirect(using:)``). `nil` follows them all, by the rules ``Redirect`` lists.
     ///   - eventMonitors: Told of every request's events.
     ///   - clock: Times retry delays and ``Configuration/requestDeadline``. In tests, a clock you
     ///     advance by hand (such as `CourierTesting`'s `ManualClock`) runs retries and deadlines
@@ -114,10 +127,12 @@ public final class Session: RequestDelegate, Sendable {
         configuration: Configuration = Configuration(),
         transport: (any Transport)? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
+        self.redirectHandler = redirectHandler
         defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
         self.transport = transport ?? DefaultTransport.make()

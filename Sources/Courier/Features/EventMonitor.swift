@@ -47,6 +47,9 @@ public protocol EventMonitor: Sendable {
     /// status and headers are what you read: no `HTTPURLResponse` is built for you. By default it
     /// builds one and calls the `HTTPURLResponse` form, so monitors written for that keep working.
     func request(_ request: Request, didReceive head: ResponseHead)
+    /// The server redirected an attempt and Courier is about to send `redirect.nextRequest`:
+    /// once per redirect followed, with the `3xx` and its exchange's metrics.
+    func request(_ request: Request, willFollow redirect: Redirect)
     /// An attempt ended, with its metrics and its transport error, if any.
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
@@ -86,6 +89,7 @@ extension EventMonitor {
         guard let response = head.httpURLResponse else { return }
         self.request(request, didReceive: response)
     }
+    public func request(_ request: Request, willFollow redirect: Redirect) {}
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {}
@@ -145,6 +149,9 @@ public struct CompositeEventMonitor: EventMonitor {
     /// (the head keeps the first built, so several monitors build it once between them).
     public func request(_ request: Request, didReceive head: ResponseHead) {
         each { $0.request(request, didReceive: head) }
+    }
+    public func request(_ request: Request, willFollow redirect: Redirect) {
+        each { $0.request(request, willFollow: redirect) }
     }
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         each { $0.request(request, didCompleteAttemptWith: metrics, error: error) }

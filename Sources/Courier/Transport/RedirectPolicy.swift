@@ -21,6 +21,11 @@ public enum RedirectPolicy {
     /// The most redirects a request follows by default, as URLSession.
     public static let defaultMaximumRedirects = 16
 
+    /// Whether `status` is one of the redirects Courier follows (301, 302, 303, 307, 308).
+    static func isRedirect(status: Int) -> Bool {
+        status == 301 || status == 302 || status == 303 || status == 307 || status == 308
+    }
+
     /// The request a redirect leads to.
     public struct Hop: Sendable, Equatable {
         /// Where the next request goes (absolute).
@@ -52,7 +57,7 @@ public enum RedirectPolicy {
     /// The method table is URLSession's and AsyncHTTPClient's: 303 turns anything but HEAD into
     /// GET; 301 and 302 turn POST into GET; 307 and 308 keep the method and body.
     public static func nextHop(status: Int, location: String?, method: String, from currentURL: URL) -> Decision {
-        guard [301, 302, 303, 307, 308].contains(status), let location, !location.isEmpty,
+        guard isRedirect(status: status), let location, !location.isEmpty,
             let next = URL(string: location, relativeTo: currentURL)?.absoluteURL,
             let scheme = next.scheme?.lowercased(), URLValidation.supportedSchemes.contains(scheme)
         else { return .deliver }
@@ -71,14 +76,26 @@ public enum RedirectPolicy {
         )
     }
 
-    /// `request` without credential headers when it leaves the origin (scheme, host, port) of `previousURL`.
-    static func strippingCredentials(from request: URLRequest, redirectedFrom previousURL: URL?) -> URLRequest {
-        guard let previousURL, let nextURL = request.url, !isSameOrigin(previousURL, nextURL) else { return request }
-        var request = request
-        for name in credentialHeaders {
-            request.setValue(nil, forHTTPHeaderField: name)
-        }
-        return request
+    /// Whether going from `previous` to `next` drops from `https` to plain `http`.
+    static func isDowngrade(from previous: URL, to next: URL) -> Bool {
+        previous.scheme?.lowercased() == "https" && next.scheme?.lowercased() == "http"
+    }
+
+    /// What makes a request the same as another for loop detection: its method, its URL with
+    /// scheme and host lowercased, the default port and the fragment left out, and its cookies.
+    /// A server may rightly send a client back to a URL it visited with other cookies (a login
+    /// that sets one) or another method (a POST answered 303 to itself); the same request again
+    /// can only go round.
+    static func loopKey(of head: RequestHead) -> String {
+        let url = head.url
+        var key = head.method.rawValue + " " + (url.scheme?.lowercased() ?? "") + "://"
+        key += url.host?.lowercased() ?? ""
+        if let port = url.port, port != effectivePort(url.scheme) { key += ":\(port)" }
+        let path = url.path
+        key += path.isEmpty ? "/" : path
+        if let query = url.query { key += "?" + query }
+        if let cookie = head.headers.value(for: "Cookie") { key += "\ncookie: " + cookie }
+        return key
     }
 
     /// Whether two URLs share scheme, host and (effective) port.
@@ -89,8 +106,11 @@ public enum RedirectPolicy {
     }
 
     private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
+        url.port ?? effectivePort(url.scheme)
+    }
+
+    private static func effectivePort(_ scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
         case "http": return 80
         case "https": return 443
         default: return nil

@@ -88,6 +88,32 @@ public struct RequestHead: Sendable {
         source?.setValue(value, forHTTPHeaderField: name)
     }
 
+    /// The request `hop` leads to from this one: its URL and method; without a body and the
+    /// headers that describe one when the method became GET; without the credential headers
+    /// when it leaves the origin; and without a `Host` set by hand, which would name the last
+    /// hop's host. Its URL was checked by ``RedirectPolicy/nextHop(status:location:method:from:)``.
+    func redirected(by hop: RedirectPolicy.Hop) -> RequestHead {
+        var next = self
+        next.url = hop.url
+        next.source?.url = hop.url
+        next.isURLChecked = true
+        if hop.method != method.rawValue {
+            next.method = HTTPMethod(rawValue: hop.method)
+            next.source?.httpMethod = hop.method
+        }
+        var dropped = ["Host"]
+        if hop.dropsBody {
+            dropped += RedirectPolicy.bodyHeaders
+            next.source?.httpBody = nil
+            next.source?.httpBodyStream = nil
+        }
+        if hop.leavesOrigin { dropped += RedirectPolicy.credentialHeaders }
+        for name in dropped where next.headers.value(for: name) != nil {
+            next.setHeader(nil, for: name)
+        }
+        return next
+    }
+
     /// The head with the URL's user info (`http://user:pass@host/`) taken out of the URL and,
     /// unless the head has an `Authorization` header already, sent as `Authorization: Basic`.
     ///

@@ -12,6 +12,10 @@ import FoundationNetworking
 /// exactly one completion with the attempt's ``RequestMetrics``. Errors reach the handler as
 /// `URLError`s on every transport, so retry policies read the same whichever one ran.
 ///
+/// A transport follows no redirect: it reports a `3xx` as it is, with its body, and the request
+/// follows it with a new task (see ``Redirect``), so that the rules, the handler and the limit
+/// are the same over every transport.
+///
 /// Use ``URLSessionTransport`` (here) or `AsyncHTTPClientTransport` (in `CourierNIO`); implement
 /// the protocol yourself to stub the network in tests.
 public protocol Transport: Sendable {
@@ -62,7 +66,7 @@ public protocol TransportTask: AnyObject, Sendable {
 
 /// Receives what a ``TransportTask`` observes. Calls for one task never overlap and arrive in order.
 public protocol TransportEventHandler: AnyObject, Sendable {
-    /// The response head arrived (after any redirects the transport followed).
+    /// The response head arrived (a redirect's too: the transport follows none).
     func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse)
     /// The response head arrived, as its parts: a transport without a ready `HTTPURLResponse`
     /// calls this one, so that none is built unless needed (see ``ResponseHead``). By default it

@@ -10,8 +10,8 @@ import FoundationNetworking
 /// invalidates it in ``invalidate()`` and on deinit.
 ///
 /// Behaviours made to match the AsyncHTTPClient transport: no response cache and no automatic
-/// cookies (both are Courier features of their own), and on a redirect to another origin the
-/// `Authorization` and `Cookie` headers are dropped.
+/// cookies (both are Courier features of their own), and no redirect followed: a `3xx` is
+/// reported as it is, and the request follows it (see ``Redirect``).
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
@@ -165,8 +165,6 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         /// When the last event (head, body, bytes sent) arrived, or the caller last resumed: the
         /// idle timeout counts from here.
         var lastActivity = DispatchTime.now()
-        /// Redirects followed so far.
-        var redirectCount = 0
     }
 
     /// What the data task reported while the caller had suspended the attempt.
@@ -208,43 +206,6 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         self.eventHandler = eventHandler
         self.maximumHeldBytes = maximumHeldBytes
         self.idleTimeout = idleTimeout > 0 && idleTimeout < 1e9 ? idleTimeout : nil
-    }
-
-    /// What to do with FoundationNetworking's redirect to `next`, by the rules the
-    /// AsyncHTTPClient transport follows: deliver the 3xx itself (a scheme Courier does not send
-    /// to; a body that can be read only once and would have to go again), refuse it (a URL
-    /// Courier will not send to; past ``RedirectPolicy/defaultMaximumRedirects``), or follow it.
-    func redirectDecision(for next: URLRequest) -> RedirectDecision {
-        guard let url = next.url, let scheme = url.scheme?.lowercased(),
-            URLValidation.supportedSchemes.contains(scheme)
-        else { return .deliver }
-        let method = (next.httpMethod ?? "GET").uppercased()
-        if let body, !body.isReplayable, method != "GET", method != "HEAD" { return .deliver }
-        if let problem = URLValidation.problem(with: url) {
-            let error = CourierError.invalidURL(
-                url.absoluteString,
-                reason: "the server redirected to it, and \(problem.invalidURLReason ?? "it is not valid")"
-            )
-            return .refuse(
-                URLError(
-                    .badURL,
-                    userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
-                )
-            )
-        }
-        let count = state.withLock { state -> Int in
-            state.redirectCount += 1
-            return state.redirectCount
-        }
-        guard count <= RedirectPolicy.defaultMaximumRedirects else { return .refuse(URLError(.httpTooManyRedirects)) }
-        return .follow
-    }
-
-    /// See ``redirectDecision(for:)``.
-    enum RedirectDecision {
-        case follow
-        case deliver
-        case refuse(URLError)
     }
 
     /// Something moved: the idle clock starts again.
@@ -665,23 +626,9 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // Every Location is checked as a request's own URL is, and counted against the same limit
-        // as on AsyncHTTPClient: FoundationNetworking sets none.
-        let transportTask = self.task(for: task)
-        switch transportTask?.redirectDecision(for: request) ?? .follow {
-        case .follow:
-            completionHandler(
-                RedirectPolicy.strippingCredentials(from: request, redirectedFrom: task.currentRequest?.url)
-            )
-        case .deliver:
-            completionHandler(nil)
-        case .refuse(let error):
-            // The answer first: FoundationNetworking traps ("not waiting for it") when a cancel
-            // reaches the task before the redirect's answer. The head of the 3xx that follows is
-            // dropped, since callbacks come one at a time on this queue and the stop is set by then.
-            completionHandler(nil)
-            transportTask?.stop(with: error)
-        }
+        // Courier follows redirects itself, in the request (Request.Attempt), the same way on
+        // every transport: the 3xx, with its body, is the response here.
+        completionHandler(nil)
     }
 
     #if !canImport(FoundationNetworking)

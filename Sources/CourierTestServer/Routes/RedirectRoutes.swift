@@ -1,6 +1,7 @@
 import NIOHTTP1
 
-/// httpbin's redirect routes: chains of relative or absolute redirects ending at `/get`, and `/redirect-to`.
+/// httpbin's redirect routes: chains of relative or absolute redirects ending at `/get`, and
+/// `/redirect-to`; and `/redirect-loop`, which redirects to itself.
 enum RedirectRoutes {
     static var routes: [Route] {
         [
@@ -36,6 +37,10 @@ enum RedirectRoutes {
                 guard count > 0 else { return internalError }
                 let path = count == 1 ? "/get" : "/absolute-redirect/\(count - 1)"
                 return .respond(redirect(to: "\(request.scheme)://\(request.authority)\(path)"))
+            },
+            // Not httpbin's: a redirect back to itself, for clients' loop detection.
+            Route("/redirect-loop", methods: Routes.anyMethod) { _, _ in
+                .respond(redirect(to: "/redirect-loop"))
             },
             Route("/redirect-to", methods: Routes.anyMethod) { request, _ in
                 guard let location = request.queryValue("url") else {

@@ -69,18 +69,17 @@ struct Exchange {
         let timeout = options.attemptTimeout
         let deadline = options.maximumTime
         let terminal = self.terminal
+        let redirectLimit = options.maximumRedirects
         let configuration = Session.Configuration {
             $0.timeoutInterval = timeout
             $0.requestDeadline = deadline
+            $0.redirectLimit = redirectLimit
         }
         return Session(
             configuration: configuration,
-            transport: options.transport.makeTransport(
-                followsRedirects: options.followsRedirects,
-                maximumRedirects: options.maximumRedirects,
-                connectTimeout: options.connectTimeout
-            ),
+            transport: options.transport.makeTransport(connectTimeout: options.connectTimeout),
             interceptor: retryPolicy,
+            redirectHandler: options.followsRedirects ? nil : Redirector.doNotFollow,
             eventMonitors: options.retries > 0 ? [RetryReporter { terminal.error("courier: " + $0) }] : []
         )
     }

@@ -5,18 +5,15 @@ import CourierNIO
 
 /// `--transport`: which of Courier's transports runs the request.
 enum TransportChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
-    /// AsyncHTTPClient (the default): follows redirects only with `--follow`.
+    /// AsyncHTTPClient (the default).
     case nio
-    /// URLSession (FoundationNetworking on Linux): always follows redirects, up to 16.
+    /// URLSession (FoundationNetworking on Linux).
     case urlsession
 
-    /// A new transport, following at most `maximumRedirects` redirects when `followsRedirects`,
-    /// and giving a connection `connectTimeout` seconds to establish (AsyncHTTPClient only: see
-    /// ``ClientOptions/attemptTimeout`` for URLSession).
-    ///
-    /// Only the AsyncHTTPClient transport can be told not to follow: `URLSessionTransport` offers
-    /// no setting for it yet, so `--transport urlsession` always follows (as URLSession does).
-    func makeTransport(followsRedirects: Bool, maximumRedirects: Int, connectTimeout: Double? = nil) -> any Transport {
+    /// A new transport, giving a connection `connectTimeout` seconds to establish
+    /// (AsyncHTTPClient only: see ``ClientOptions/attemptTimeout`` for URLSession). Redirects are
+    /// the session's business, the same over both (`--follow`, `--max-redirects`).
+    func makeTransport(connectTimeout: Double? = nil) -> any Transport {
         switch self {
         case .nio:
             var configuration = AsyncHTTPClientTransport.defaultConfiguration()
@@ -24,11 +21,7 @@ enum TransportChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
                 // Validated finite and positive; at most a day, which fits a TimeAmount's nanoseconds.
                 configuration.timeout.connect = .nanoseconds(Int64(min(connectTimeout, 86_400) * 1e9))
             }
-            // Courier follows redirects itself, checking every Location before connecting to it.
-            return AsyncHTTPClientTransport(
-                configuration: configuration,
-                maximumRedirects: followsRedirects ? maximumRedirects : 0
-            )
+            return AsyncHTTPClientTransport(configuration: configuration)
         case .urlsession:
             return URLSessionTransport()
         }

@@ -21,6 +21,17 @@ enum ErrorMessage {
             return "\(endpoint) sent a response that is not valid HTTP (\(error.errorDescription ?? "malformed"))"
         case .bodyTooLarge, .bufferLimitExceeded:
             return error.errorDescription ?? "the response is larger than the limit"
+        case .redirectFailed:
+            switch error.redirectFailureReason {
+            case .tooManyRedirects(let limit):
+                return "too many redirects from \(endpoint) (more than \(limit); raise --max-redirects)"
+            case .loop(let url):
+                return "\(endpoint) redirected in a loop, back to \(url)"
+            case .insecureRedirect(let url):
+                return "\(endpoint) redirected from https to plain http (\(url)); not followed"
+            case nil:
+                return error.errorDescription ?? "a redirect could not be followed"
+            }
         default:
             break
         }

@@ -1,0 +1,293 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// The redirects of one attempt as a value: which response is a redirect to follow, what the
+    /// next request is, and what happens to the events of a redirect's own exchange. Like
+    /// ``StateMachine``, it does no I/O, takes no lock and calls nothing; its ``Attempt`` holds it
+    /// behind the request's lock and performs the actions after releasing it.
+    ///
+    /// | phase      | event                               | → phase    | action                                   |
+    /// |------------|-------------------------------------|------------|------------------------------------------|
+    /// | forwarding | a head that is not a redirect to follow | forwarding | hand it to the request               |
+    /// | forwarding | a redirect, followed without asking | following  | none: its body is dropped                |
+    /// | forwarding | a redirect, the handler asked       | deciding   | ask the ``RedirectHandler``              |
+    /// | forwarding | a redirect refused (limit, loop, downgrade, bad `Location`) | failing | cancel the exchange |
+    /// | deciding   | body, completion                    | deciding   | keep them (body up to a limit, then stop the exchange) |
+    /// | deciding   | follow                              | following  | start the next hop if the exchange is over |
+    /// | deciding   | stop                                | replaying  | hand the redirect and what was kept to the request |
+    /// | replaying  | body, completion                    | replaying  | keep them for the replay                 |
+    /// | replaying  | replay done                         | forwarding | (or replay what came meanwhile)          |
+    /// | following  | body                                | following  | drop it (past a limit, stop the exchange) |
+    /// | following  | completion (any outcome)            | forwarding | record the redirect, start the next hop  |
+    /// | failing    | completion                          | failing    | the attempt fails with the refusal       |
+    /// | forwarding | body, completion                    | forwarding | hand them to the request                 |
+    struct Hops {
+        /// How the request treats redirects, taken when the attempt starts.
+        struct Rules {
+            /// Redirects one attempt follows; one more fails it.
+            var limit: Int
+            /// Whether a redirect from `https` to `http` is followed.
+            var allowsInsecureRedirects: Bool
+            /// `true`: follow without asking; `false`: every redirect is the response; `nil`:
+            /// ask the handler.
+            var followsWithoutAsking: Bool?
+        }
+
+        /// A redirect exchange's completion.
+        struct Completion {
+            let error: URLError?
+            let metrics: RequestMetrics
+        }
+
+        /// What a redirect's exchange reported while its handler decided, or while the request
+        /// was being handed what came before.
+        struct Kept {
+            var pieces: [Data] = []
+            var bytes = 0
+            var completion: Completion?
+            /// The body passed ``Hops/maximumKeptBytes``: it was dropped and the exchange stopped.
+            var overflowed = false
+        }
+
+        enum Phase {
+            /// Events go to the request.
+            case forwarding
+            /// The handler decides about `response`; Courier proposed `proposed`.
+            case deciding(response: ResponseHead, proposed: RequestHead, kept: Kept)
+            /// The handler declined: what was kept is being handed to the request.
+            case replaying(Kept)
+            /// The redirect is followed to `next` once its exchange is over; `dropped` body bytes
+            /// so far; `isStopped` once the exchange was cancelled for dropping too many.
+            case following(response: ResponseHead, next: RequestHead, dropped: Int, isStopped: Bool)
+            /// The redirect was refused: the attempt fails with this when the exchange ends.
+            case failing(CourierError)
+        }
+
+        /// The most body bytes of a followed redirect read and dropped so that its connection can
+        /// be used again; a longer body is cut off by stopping the exchange.
+        static let maximumDroppedBytes = 64 * 1024
+        /// The most body bytes of a redirect kept while its handler decides.
+        static let maximumKeptBytes = Redirect.maximumHeldBodyBytes
+
+        let rules: Rules
+        private(set) var phase = Phase.forwarding
+        /// What the current hop sent.
+        private(set) var current: RequestHead
+        /// Redirects followed so far in this attempt.
+        private(set) var count = 0
+        /// Whether a redirect turned the request into one without a body (a GET).
+        private(set) var dropsBody = false
+        /// The requests this attempt made, as ``RedirectPolicy/loopKey(of:)`` reads them.
+        private var visited: Set<String> = []
+
+        init(head: RequestHead, rules: Rules) {
+            current = head
+            self.rules = rules
+        }
+
+        /// What to do with a response head.
+        enum HeadAction {
+            /// Hand it to the request: it is the response.
+            case forward
+            /// Nothing now: a followed redirect's exchange runs to its end, or the head is not
+            /// the current exchange's first.
+            case none
+            /// Ask the handler whether to send `proposed` next.
+            case ask(proposed: RequestHead)
+            /// The redirect is refused: stop its exchange (the completion fails the attempt).
+            case cancelTask
+        }
+
+        /// A response head arrived. `bodyIsReplayable` says whether the body could be sent
+        /// again (a body read once cannot: its `307` or `308` is the response).
+        mutating func receive(_ response: ResponseHead, bodyIsReplayable: Bool) -> HeadAction {
+            guard case .forwarding = phase else { return .none }
+            guard rules.followsWithoutAsking != false else { return .forward }
+            let decision = RedirectPolicy.nextHop(
+                status: response.statusCode,
+                location: response.value(forHTTPHeaderField: "Location"),
+                method: current.method.rawValue,
+                from: current.url
+            )
+            switch decision {
+            case .deliver:
+                return .forward
+            case .fail(let error):
+                phase = .failing(error)
+                return .cancelTask
+            case .follow(let hop):
+                if !hop.dropsBody, !dropsBody, !bodyIsReplayable { return .forward }
+                let next = current.redirected(by: hop)
+                if let refusal = refusal(of: next) {
+                    phase = .failing(refusal)
+                    return .cancelTask
+                }
+                if hop.dropsBody { dropsBody = true }
+                if rules.followsWithoutAsking == true {
+                    phase = .following(response: response, next: next, dropped: 0, isStopped: false)
+                    return .none
+                }
+                phase = .deciding(response: response, proposed: next, kept: Kept())
+                return .ask(proposed: next)
+            }
+        }
+
+        /// What to do with a piece of body.
+        enum DataAction {
+            case forward
+            case drop
+            /// Stop the exchange: a redirect's body is longer than is worth reading.
+            case cancelTask
+        }
+
+        mutating func receive(_ piece: Data) -> DataAction {
+            switch phase {
+            case .forwarding:
+                return .forward
+            case .failing:
+                return .drop
+            case .deciding(let response, let proposed, var kept):
+                guard !kept.overflowed else { return .drop }
+                if kept.bytes + piece.count > Self.maximumKeptBytes {
+                    kept.overflowed = true
+                    kept.pieces = []
+                    phase = .deciding(response: response, proposed: proposed, kept: kept)
+                    return .cancelTask
+                }
+                kept.pieces.append(piece)
+                kept.bytes += piece.count
+                phase = .deciding(response: response, proposed: proposed, kept: kept)
+                return .drop
+            case .replaying(var kept):
+                kept.pieces.append(piece)
+                kept.bytes += piece.count
+                phase = .replaying(kept)
+                return .drop
+            case .following(let response, let next, let dropped, let isStopped):
+                guard !isStopped else { return .drop }
+                let total = dropped + piece.count
+                let stops = total > Self.maximumDroppedBytes
+                phase = .following(response: response, next: next, dropped: total, isStopped: stops)
+                return stops ? .cancelTask : .drop
+            }
+        }
+
+        /// What to do when an exchange completes, or a handler has decided.
+        enum NextAction {
+            case none
+            /// Hand the completion to the request.
+            case forward
+            /// The attempt fails with this (after `metrics`, those of the exchange that ended).
+            case fail(CourierError, metrics: RequestMetrics)
+            /// Stop the exchange (the refusal is reported with its completion).
+            case cancelTask
+            /// Record the redirect and send its next request.
+            case startNextHop(Redirect)
+            /// The handler declined: hand the redirect's head and what was kept to the request,
+            /// then call ``replayed()`` until it says the replay is done.
+            case replay(ResponseHead, Kept)
+        }
+
+        mutating func complete(_ completion: Completion) -> NextAction {
+            switch phase {
+            case .forwarding:
+                return .forward
+            case .failing(let error):
+                return .fail(error, metrics: completion.metrics)
+            case .deciding(let response, let proposed, var kept):
+                kept.completion = completion
+                phase = .deciding(response: response, proposed: proposed, kept: kept)
+                return .none
+            case .replaying(var kept):
+                kept.completion = completion
+                phase = .replaying(kept)
+                return .none
+            case .following(let response, let next, _, _):
+                return advance(from: response, to: next, metrics: completion.metrics)
+            }
+        }
+
+        /// The handler decided: follow with `next` (`.success(head)`), stop (`.success(nil)`), or
+        /// the request it returned cannot be sent (`.failure`).
+        mutating func decided(_ decision: Result<RequestHead?, CourierError>) -> NextAction {
+            guard case .deciding(let response, _, let kept) = phase else { return .none }
+            var refusal: CourierError?
+            switch decision {
+            case .failure(let error):
+                refusal = error
+            case .success(nil):
+                if kept.overflowed {
+                    refusal = .bufferLimitExceeded(limit: Self.maximumKeptBytes)
+                } else {
+                    phase = .replaying(Kept())
+                    return .replay(response, kept)
+                }
+            case .success(let next?):
+                refusal = self.refusal(of: next)
+                if refusal == nil {
+                    if let completion = kept.completion {
+                        return advance(from: response, to: next, metrics: completion.metrics)
+                    }
+                    phase = .following(response: response, next: next, dropped: kept.bytes, isStopped: kept.overflowed)
+                    return .none
+                }
+            }
+            let error = refusal ?? .bufferLimitExceeded(limit: Self.maximumKeptBytes)
+            phase = .failing(error)
+            if let completion = kept.completion { return .fail(error, metrics: completion.metrics) }
+            return kept.overflowed ? .none : .cancelTask
+        }
+
+        /// What the replay hands over next.
+        enum ReplayAction {
+            /// What came during the last round.
+            case replay(Kept)
+            /// Nothing: events go straight to the request from now on.
+            case done
+        }
+
+        /// The replayer handed over its last round.
+        mutating func replayed() -> ReplayAction {
+            guard case .replaying(let kept) = phase else { return .done }
+            guard !kept.pieces.isEmpty || kept.completion != nil else {
+                phase = .forwarding
+                return .done
+            }
+            phase = .replaying(Kept())
+            return .replay(kept)
+        }
+
+        /// Why `next` must not be sent, if it must not: past the limit, a downgrade to `http`, or
+        /// a request this attempt has made already.
+        private mutating func refusal(of next: RequestHead) -> CourierError? {
+            if count >= rules.limit { return .redirectFailed(.tooManyRedirects(limit: rules.limit)) }
+            if !rules.allowsInsecureRedirects, RedirectPolicy.isDowngrade(from: current.url, to: next.url) {
+                return .redirectFailed(.insecureRedirect(url: next.url.absoluteString))
+            }
+            if visited.isEmpty { visited.insert(RedirectPolicy.loopKey(of: current)) }
+            if visited.contains(RedirectPolicy.loopKey(of: next)) {
+                return .redirectFailed(.loop(url: next.url.absoluteString))
+            }
+            return nil
+        }
+
+        private mutating func advance(
+            from response: ResponseHead,
+            to next: RequestHead,
+            metrics: RequestMetrics
+        )
+            -> NextAction
+        {
+            let redirect = Redirect(request: current, response: response, metrics: metrics, nextRequest: next)
+            visited.insert(RedirectPolicy.loopKey(of: next))
+            count += 1
+            current = next
+            phase = .forwarding
+            return .startNextHop(redirect)
+        }
+    }
+}

@@ -1,0 +1,379 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The redirect machine of one attempt, with no I/O: every event in every phase.
+@Suite struct RequestHopsTests {
+    typealias Hops = Request.Hops
+
+    private static let metrics = RequestMetrics(startDate: Date(), endDate: Date())
+    private static let completion = Hops.Completion(error: nil, metrics: metrics)
+
+    private static func hops(
+        _ method: HTTPMethod = .get,
+        _ url: String = "http://example.org/a",
+        headers: HTTPHeaders = [:],
+        limit: Int = 16,
+        allowsInsecure: Bool = false,
+        asks: Bool? = true
+    ) throws -> Hops {
+        let head = RequestHead(method: method, url: try #require(URL(string: url)), headers: headers)
+        return Hops(
+            head: head,
+            rules: Hops.Rules(limit: limit, allowsInsecureRedirects: allowsInsecure, followsWithoutAsking: asks)
+        )
+    }
+
+    private static let origin = URL(fileURLWithPath: "/").deletingLastPathComponent()
+
+    private static func response(_ status: Int, location: String? = nil) -> ResponseHead {
+        ResponseHead(
+            url: URL(string: "http://example.org/a") ?? origin,
+            statusCode: status,
+            httpVersion: "HTTP/1.1",
+            headerFields: location.map { [("Location", $0)] } ?? []
+        )
+    }
+
+    /// The redirect a completion or decision started, or `nil` for any other action.
+    private static func started(_ action: Hops.NextAction) -> Redirect? {
+        if case .startNextHop(let redirect) = action { return redirect }
+        return nil
+    }
+
+    /// The error an action fails the attempt with, or `nil` for any other action.
+    private static func failure(_ action: Hops.NextAction) -> CourierError? {
+        if case .fail(let error, _) = action { return error }
+        return nil
+    }
+
+    @Test func aResponseThatIsNoRedirectGoesStraightThrough() throws {
+        var hops = try Self.hops()
+        guard case .forward = hops.receive(Self.response(200), bodyIsReplayable: true) else {
+            Issue.record("a 200 is the response")
+            return
+        }
+        guard case .forward = hops.receive(Data("x".utf8)) else {
+            Issue.record("its body goes to the request")
+            return
+        }
+        guard case .forward = hops.complete(Self.completion) else {
+            Issue.record("its completion goes to the request")
+            return
+        }
+        // A 304, a 300 and a 302 without Location are responses too.
+        for response in [Self.response(304, location: "/b"), Self.response(300, location: "/b"), Self.response(302)] {
+            var other = try Self.hops()
+            guard case .forward = other.receive(response, bodyIsReplayable: true) else {
+                Issue.record("\(response.statusCode) is the response")
+                return
+            }
+        }
+    }
+
+    @Test func aRedirectFollowedWithoutAskingDropsItsBodyAndStartsTheNextHopAtItsEnd() throws {
+        var hops = try Self.hops()
+        guard case .none = hops.receive(Self.response(302, location: "/b?q=1"), bodyIsReplayable: true) else {
+            Issue.record("followed without asking")
+            return
+        }
+        guard case .drop = hops.receive(Data(count: 100)) else {
+            Issue.record("the redirect's body is dropped")
+            return
+        }
+        let redirect = try #require(Self.started(hops.complete(Self.completion)))
+        #expect(redirect.request.url.absoluteString == "http://example.org/a")
+        #expect(redirect.nextRequest.url.absoluteString == "http://example.org/b?q=1")
+        #expect(redirect.response.statusCode == 302)
+        #expect(hops.count == 1)
+        #expect(hops.current.url.absoluteString == "http://example.org/b?q=1")
+        guard case .forward = hops.receive(Data("y".utf8)) else {
+            Issue.record("the next hop's events go to the request")
+            return
+        }
+    }
+
+    @Test func aLongRedirectBodyIsCutOffOnceThenTheRedirectIsFollowed() throws {
+        var hops = try Self.hops()
+        _ = hops.receive(Self.response(301, location: "/b"), bodyIsReplayable: true)
+        guard case .drop = hops.receive(Data(count: Hops.maximumDroppedBytes)) else {
+            Issue.record("up to the limit, dropped")
+            return
+        }
+        guard case .cancelTask = hops.receive(Data(count: 1)) else {
+            Issue.record("past it, the exchange stops")
+            return
+        }
+        guard case .drop = hops.receive(Data(count: 1)) else {
+            Issue.record("stopped once")
+            return
+        }
+        // The cancelled exchange's completion still leads on.
+        let cancelled = Hops.Completion(error: URLError(.cancelled), metrics: Self.metrics)
+        #expect(Self.started(hops.complete(cancelled))?.nextRequest.url.path == "/b")
+    }
+
+    @Test func aDeclinedRedirectIsReplayedWithEverythingKept() throws {
+        var hops = try Self.hops(asks: nil)
+        guard case .ask(let proposed) = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("the handler is asked")
+            return
+        }
+        #expect(proposed.url.path == "/b")
+        _ = hops.receive(Data("one".utf8))
+        guard case .replay(let head, let kept) = hops.decided(.success(nil)) else {
+            Issue.record("declined: replay")
+            return
+        }
+        #expect(head.statusCode == 302)
+        #expect(kept.pieces == [Data("one".utf8)])
+        #expect(kept.completion == nil)
+        // What arrives during the replay waits for the next round.
+        guard case .drop = hops.receive(Data("two".utf8)) else {
+            Issue.record("kept during the replay")
+            return
+        }
+        guard case .none = hops.complete(Self.completion) else {
+            Issue.record("the completion is kept during the replay")
+            return
+        }
+        guard case .replay(let second) = hops.replayed() else {
+            Issue.record("a second round")
+            return
+        }
+        #expect(second.pieces == [Data("two".utf8)])
+        #expect(second.completion != nil)
+        guard case .done = hops.replayed() else {
+            Issue.record("nothing left")
+            return
+        }
+        guard case .forward = hops.receive(Data("three".utf8)) else {
+            Issue.record("straight through after the replay")
+            return
+        }
+    }
+
+    @Test func aDecisionAfterTheExchangeEndedStartsTheNextHopAtOnce() throws {
+        var hops = try Self.hops(asks: nil)
+        guard case .ask(let proposed) = hops.receive(Self.response(307, location: "/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("asked")
+            return
+        }
+        guard case .none = hops.complete(Self.completion) else {
+            Issue.record("kept while deciding")
+            return
+        }
+        #expect(Self.started(hops.decided(.success(proposed)))?.nextRequest.url.path == "/b")
+    }
+
+    @Test func aDecisionBeforeTheExchangeEndedWaitsForItsEnd() throws {
+        var hops = try Self.hops(asks: nil)
+        _ = hops.receive(Self.response(307, location: "/b"), bodyIsReplayable: true)
+        let next = RequestHead(method: .get, url: try #require(URL(string: "http://example.org/c")))
+        guard case .none = hops.decided(.success(next)) else {
+            Issue.record("waits for the exchange")
+            return
+        }
+        #expect(Self.started(hops.complete(Self.completion))?.nextRequest.url.path == "/c")
+    }
+
+    @Test func aHandlersRequestThatCannotBeSentFailsTheAttempt() throws {
+        var early = try Self.hops(asks: nil)
+        _ = early.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        let problem = CourierError.invalidURL("http://example.org:99999/", reason: "its port is above 65535")
+        guard case .cancelTask = early.decided(.failure(problem)) else {
+            Issue.record("the exchange is stopped")
+            return
+        }
+        #expect(Self.failure(early.complete(Self.completion))?.kind == .invalidURL)
+
+        var late = try Self.hops(asks: nil)
+        _ = late.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        _ = late.complete(Self.completion)
+        #expect(Self.failure(late.decided(.failure(problem)))?.kind == .invalidURL)
+    }
+
+    @Test func aRedirectBodyTooLongToKeepFailsADeclineButNotAFollow() throws {
+        var declined = try Self.hops(asks: nil)
+        _ = declined.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        guard case .cancelTask = declined.receive(Data(count: Hops.maximumKeptBytes + 1)) else {
+            Issue.record("too much to keep: the exchange stops")
+            return
+        }
+        guard case .none = declined.decided(.success(nil)) else {
+            Issue.record("the exchange was stopped already")
+            return
+        }
+        #expect(Self.failure(declined.complete(Self.completion))?.kind == .bufferLimitExceeded)
+
+        var followed = try Self.hops(asks: nil)
+        guard case .ask(let proposed) = followed.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("asked")
+            return
+        }
+        _ = followed.receive(Data(count: Hops.maximumKeptBytes + 1))
+        guard case .none = followed.decided(.success(proposed)) else {
+            Issue.record("waits for the stopped exchange's end")
+            return
+        }
+        #expect(Self.started(followed.complete(Self.completion)) != nil)
+    }
+
+    @Test func pastTheLimitTheAttemptFails() throws {
+        var hops = try Self.hops(limit: 1)
+        _ = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        #expect(Self.started(hops.complete(Self.completion)) != nil)
+        guard case .cancelTask = hops.receive(Self.response(302, location: "/c"), bodyIsReplayable: true) else {
+            Issue.record("the second redirect is refused")
+            return
+        }
+        guard case .drop = hops.receive(Data("x".utf8)) else {
+            Issue.record("its body is dropped")
+            return
+        }
+        let error = try #require(Self.failure(hops.complete(Self.completion)))
+        #expect(error.redirectFailureReason == .tooManyRedirects(limit: 1))
+        #expect(error.urlError?.code == .httpTooManyRedirects)
+    }
+
+    @Test func aDowngradeToHTTPIsRefusedUnlessAllowed() throws {
+        var refused = try Self.hops(.get, "https://example.org/a")
+        guard
+            case .cancelTask = refused.receive(
+                Self.response(302, location: "http://example.org/b"),
+                bodyIsReplayable: true
+            )
+        else {
+            Issue.record("refused")
+            return
+        }
+        let error = try #require(Self.failure(refused.complete(Self.completion)))
+        #expect(error.redirectFailureReason == .insecureRedirect(url: "http://example.org/b"))
+
+        var allowed = try Self.hops(.get, "https://example.org/a", allowsInsecure: true)
+        guard case .none = allowed.receive(Self.response(302, location: "http://example.org/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("followed when allowed")
+            return
+        }
+    }
+
+    @Test func theSameRequestAgainIsALoopButAnotherMethodOrCookieIsNot() throws {
+        var loop = try Self.hops(.get, "http://EXAMPLE.org:80/a#top")
+        guard
+            case .cancelTask = loop.receive(
+                Self.response(302, location: "http://example.org/a"),
+                bodyIsReplayable: true
+            )
+        else {
+            Issue.record("a loop")
+            return
+        }
+        #expect(
+            Self.failure(loop.complete(Self.completion))?.redirectFailureReason == .loop(url: "http://example.org/a")
+        )
+
+        // A POST answered 303 to itself becomes a GET: another request.
+        var seeOther = try Self.hops(.post, "http://example.org/a")
+        guard case .none = seeOther.receive(Self.response(303, location: "/a"), bodyIsReplayable: true) else {
+            Issue.record("not a loop")
+            return
+        }
+        // A loop two hops long is found too.
+        var twoHops = try Self.hops()
+        _ = twoHops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        _ = twoHops.complete(Self.completion)
+        guard case .cancelTask = twoHops.receive(Self.response(302, location: "/a"), bodyIsReplayable: true) else {
+            Issue.record("back to the first request")
+            return
+        }
+    }
+
+    @Test func theMethodTableAndTheHeadersLeftBehind() throws {
+        let headers: HTTPHeaders = [
+            "Content-Type": "text/plain", "Authorization": "Bearer t", "Cookie": "a=1",
+            "Proxy-Authorization": "Basic x", "Host": "example.org", "X-Kept": "yes",
+        ]
+        let cases: [(HTTPMethod, Int, String)] = [
+            (.post, 301, "GET"), (.post, 302, "GET"), (.put, 302, "PUT"), (.post, 303, "GET"),
+            (.head, 303, "HEAD"), (.delete, 303, "GET"), (.post, 307, "POST"), (.patch, 308, "PATCH"),
+        ]
+        for (method, status, expected) in cases {
+            var hops = try Self.hops(method, headers: headers)
+            _ = hops.receive(Self.response(status, location: "/b"), bodyIsReplayable: true)
+            let next = try #require(Self.started(hops.complete(Self.completion))).nextRequest
+            #expect(next.method.rawValue == expected, "\(method.rawValue) \(status)")
+            let becameGet = expected == "GET" && method != .get
+            #expect((next.headers["Content-Type"] == nil) == becameGet, "\(method.rawValue) \(status)")
+            #expect(hops.dropsBody == becameGet)
+            #expect(next.headers["Authorization"] == "Bearer t", "same origin: credentials kept")
+            #expect(next.headers["Host"] == nil)
+            #expect(next.headers["X-Kept"] == "yes")
+        }
+        var away = try Self.hops(headers: headers)
+        _ = away.receive(Self.response(302, location: "http://example.org:8080/b"), bodyIsReplayable: true)
+        let next = try #require(Self.started(away.complete(Self.completion))).nextRequest
+        for name in ["Authorization", "Cookie", "Proxy-Authorization"] {
+            #expect(next.headers[name] == nil, "\(name) left behind on another origin")
+        }
+        #expect(next.headers["X-Kept"] == "yes")
+    }
+
+    @Test func aBodyReadOnceStopsAKeepingRedirectButNotAGet() throws {
+        var kept = try Self.hops(.post)
+        guard case .forward = kept.receive(Self.response(307, location: "/b"), bodyIsReplayable: false) else {
+            Issue.record("the 307 is the response")
+            return
+        }
+        var changed = try Self.hops(.post)
+        guard case .none = changed.receive(Self.response(303, location: "/b"), bodyIsReplayable: false) else {
+            Issue.record("a 303 sends no body: followed")
+            return
+        }
+    }
+
+    @Test func withoutFollowingEveryRedirectIsTheResponse() throws {
+        var hops = try Self.hops(asks: false)
+        guard case .forward = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true) else {
+            Issue.record("the 302 is the response")
+            return
+        }
+    }
+
+    @Test func aLocationCourierWillNotSendToFailsAsAnInvalidURL() throws {
+        var hops = try Self.hops()
+        guard
+            case .cancelTask = hops.receive(
+                Self.response(302, location: "http://example.org:65536/"),
+                bodyIsReplayable: true
+            )
+        else {
+            Issue.record("refused")
+            return
+        }
+        let error = try #require(Self.failure(hops.complete(Self.completion)))
+        #expect(error.kind == .invalidURL)
+        #expect(error.invalidURLReason?.contains("redirected") == true)
+    }
+
+    @Test func eventsOfAnotherPhaseAreNotMistakenForAHead() throws {
+        var hops = try Self.hops()
+        _ = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        guard case .none = hops.receive(Self.response(200), bodyIsReplayable: true) else {
+            Issue.record("a second head during a redirect's exchange is ignored")
+            return
+        }
+        guard case .none = hops.decided(.success(nil)) else {
+            Issue.record("a decision nobody asked for changes nothing")
+            return
+        }
+        guard case .done = hops.replayed() else {
+            Issue.record("no replay under way")
+            return
+        }
+    }
+}
