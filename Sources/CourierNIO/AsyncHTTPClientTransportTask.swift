@@ -351,12 +351,18 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         typealias Response = Void
 
         let owner: AsyncHTTPClientTransportTask
-        /// The URL the response is reported at: the request's (no redirect is followed here).
-        let url: URL
+        /// The URL the response is reported at: the request's, or the last a client passed in
+        /// visited if it follows redirects itself. Only this delegate's callbacks read and
+        /// write it, and AsyncHTTPClient calls them one at a time, in order, on the task's loop.
+        private nonisolated(unsafe) var url: URL
 
         init(owner: AsyncHTTPClientTransportTask, url: URL) {
             self.owner = owner
             self.url = url
+        }
+
+        func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+            url = request.url
         }
 
         func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {

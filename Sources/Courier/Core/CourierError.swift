@@ -69,6 +69,9 @@ public struct CourierError: Error, Sendable {
         /// a request already made, or from `https` down to `http`. ``redirectFailureReason``
         /// says which. (A `Location` that is no URL Courier sends to fails as ``invalidURL``.)
         public static let redirectFailed = Kind("redirectFailed")
+        /// The server refused a credential Courier answered its challenge with: it answered
+        /// `401` again. The description names the scheme, never the credential.
+        public static let authenticationFailed = Kind("authenticationFailed")
     }
 
     /// Why a redirect failed the request.
@@ -119,6 +122,7 @@ public struct CourierError: Error, Sendable {
         case response(reason: String, error: (any Error)?)
         case move(error: any Error, source: URL, destination: URL)
         case redirect(RedirectFailureReason)
+        case authentication(scheme: String)
         case underlying((any Error)?)
     }
 
@@ -292,6 +296,18 @@ public struct CourierError: Error, Sendable {
         return nil
     }
 
+    /// The server answered `401` again to the credential Courier sent for `scheme` (`Basic`,
+    /// `Digest`).
+    public static func authenticationFailed(scheme: String) -> CourierError {
+        CourierError(.authenticationFailed, .authentication(scheme: scheme))
+    }
+
+    /// The scheme whose credential the server refused, for ``Kind/authenticationFailed``.
+    public var refusedAuthenticationScheme: String? {
+        if case .authentication(let scheme) = detail { return scheme }
+        return nil
+    }
+
     /// Why a redirect failed the request, for ``Kind/redirectFailed``.
     public var redirectFailureReason: RedirectFailureReason? {
         if case .redirect(let reason) = detail { return reason }
@@ -303,7 +319,7 @@ public struct CourierError: Error, Sendable {
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)
-        case .redirect: return nil
+        case .redirect, .authentication: return nil
         case .underlying(let error): return error
         case .retry(let retryError, _): return retryError
         case .move(let error, _, _): return error
@@ -370,6 +386,9 @@ extension CourierError: LocalizedError, CustomStringConvertible {
                 + "Session.Configuration.redirectLimit or Request.redirect(limit:) if that is expected."
         case .redirect(.loop(let url)):
             return "The server redirected back to \"\(url)\", a request already made: the redirects go round."
+        case .authentication(let scheme):
+            return "The server refused the credential sent for its \(scheme) challenge (401 again); "
+                + "check the user name and password."
         case .redirect(.insecureRedirect(let url)):
             return "The server redirected from https to plain http (\"\(url)\"); allow it with "
                 + "Session.Configuration.allowsInsecureRedirects if you must."

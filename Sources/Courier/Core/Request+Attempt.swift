@@ -30,6 +30,8 @@ extension Request {
         private let transport: any Transport
         private let body: RequestBody?
         private let redirectHandler: (any RedirectHandler)?
+        /// Answers a `401` with a credential, when the request or its session has any.
+        private let challengeResponder: ChallengeResponder?
         /// The attempt's first request, and its redirect rules: what ``hops`` starts from.
         private let head: RequestHead
         private let rules: Hops.Rules
@@ -48,6 +50,7 @@ extension Request {
             self.request = request
             self.transport = transport
             self.body = body
+            challengeResponder = redirects.challengeResponder
             let handler = redirects.handler
             redirectHandler = handler
             let followsWithoutAsking: Bool? =
@@ -69,7 +72,10 @@ extension Request {
             if let existing = self.hops {
                 hops = existing
             } else {
-                guard RedirectPolicy.isRedirect(status: head.statusCode), rules.followsWithoutAsking != false else {
+                let isRedirect =
+                    RedirectPolicy.isRedirect(status: head.statusCode) && rules.followsWithoutAsking != false
+                let isChallenge = head.statusCode == 401 && challengeResponder != nil
+                guard isRedirect || isChallenge else {
                     request.attempt(self, of: task, didReceive: head)
                     return
                 }
@@ -78,7 +84,20 @@ extension Request {
             }
             // A body given as a URLRequest's stream is read once, like a one-shot RequestBody.
             let bodyIsReplayable = body?.isReplayable ?? (self.head.httpBodyStream == nil)
-            switch hops.withLock({ $0.receive(head, bodyIsReplayable: bodyIsReplayable) }) {
+            // The answer is made before the machine decides, outside the lock: it reads the
+            // credential storage. Only this thread moves the current request on.
+            var answer: ChallengeResponder.Answer?
+            if head.statusCode == 401, let challengeResponder {
+                answer = challengeResponder.answer(to: head, for: hops.withLock { $0.current })
+            }
+            let (action, accepted) = hops.withLock { hops in
+                let action = hops.receive(head, bodyIsReplayable: bodyIsReplayable, answer: answer)
+                return (action, hops.takeAccepted())
+            }
+            if let accepted, let storage = challengeResponder?.storage {
+                ChallengeResponder.remember(accepted.credential, for: accepted.space, in: storage)
+            }
+            switch action {
             case .forward: request.attempt(self, of: task, didReceive: head)
             case .none: break
             case .cancelTask: task.cancel()
@@ -95,6 +114,7 @@ extension Request {
             case .forward: request.attempt(self, of: task, didReceive: data)
             case .drop: break
             case .cancelTask: task.cancel()
+            case .holdBack: request.holdTransferBack(true)
             }
         }
 
@@ -133,7 +153,9 @@ extension Request {
                 perform(hops.withLock { $0.decided(.success(proposed)) }, task: task, hops: hops)
                 return
             }
-            Task { [self] in
+            // Held by the request, so that cancelling it cancels the handler's wait too (a
+            // `Redirector.decide` closure that never answers then lets go).
+            let work = Task { [self] in
                 let decision: Result<RequestHead?, CourierError>
                 if let httpResponse = response.httpURLResponse {
                     let answer = await handler.request(
@@ -149,6 +171,7 @@ extension Request {
                 }
                 perform(hops.withLock { $0.decided(decision) }, task: task, hops: hops)
             }
+            request.setPendingWork(work)
         }
 
         /// The handler's answer as the next head, checked as any request's is.
@@ -176,8 +199,8 @@ extension Request {
                 // The request reads a CourierError carried under NSUnderlyingErrorKey as itself.
                 let carrier = URLError(.badServerResponse, userInfo: [NSUnderlyingErrorKey: error])
                 request.attempt(self, of: task, didCompleteWith: carrier, metrics: metrics)
-            case .startNextHop(let redirect):
-                startHop(after: redirect, hops: hops)
+            case .startNextExchange(let next, let redirect):
+                startExchange(next, after: redirect, hops: hops)
             case .replay(let response, let kept):
                 replay(response, kept, task: task, hops: hops)
             }
@@ -198,29 +221,40 @@ extension Request {
                 if let completion = round.completion {
                     request.attempt(self, of: task, didCompleteWith: completion.error, metrics: completion.metrics)
                 }
-                guard case .replay(let next) = hops.withLock({ $0.replayed() }) else { return }
-                round = next
+                switch hops.withLock({ $0.replayed() }) {
+                case .replay(let next):
+                    round = next
+                case .done(let releasesHold):
+                    if releasesHold { request.holdTransferBack(false) }
+                    return
+                }
             }
         }
 
-        /// Sends the request `redirect` leads to, unless the request has ended meanwhile.
-        private func startHop(after redirect: Redirect, hops: Protected<Hops>) {
-            guard request.willFollow(redirect, in: self) else { return }
+        /// Sends `next` (the request `redirect` leads to, or a challenge's answer), unless the
+        /// request has ended meanwhile.
+        private func startExchange(_ next: RequestHead, after redirect: Redirect?, hops: Protected<Hops>) {
+            if let redirect {
+                guard request.willFollow(redirect, in: self) else { return }
+            } else {
+                guard !request.hasFinished else { return }
+            }
             let sendsBody = !hops.withLock { $0.dropsBody }
             let task = transport.makeTask(
-                for: redirect.nextRequest,
+                for: next,
                 body: sendsBody ? body : nil,
                 eventHandler: self
             )
-            request.didCreateTask(task, forRedirectIn: self)
+            request.didCreateTask(task, forNextExchangeIn: self)
         }
     }
 
-    /// The redirect handler, limit and downgrade rule an attempt follows: the request's own,
-    /// else the session's.
+    /// The redirect handler, limit and downgrade rule an attempt follows, and the credentials it
+    /// may answer a challenge with: the request's own, else the session's.
     struct RedirectSettings {
         var handler: (any RedirectHandler)?
         var limit: Int
         var allowsInsecureRedirects: Bool
+        var challengeResponder: ChallengeResponder?
     }
 }

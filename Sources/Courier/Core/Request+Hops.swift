@@ -23,6 +23,8 @@ extension Request {
     /// | replaying  | replay done                         | forwarding | (or replay what came meanwhile)          |
     /// | following  | body                                | following  | drop it (past a limit, stop the exchange) |
     /// | following  | completion (any outcome)            | forwarding | record the redirect, start the next hop  |
+    /// | forwarding | a `401` the request has a credential for | following | none: the answer is sent at its end |
+    /// | forwarding | a `401` again after an answer        | failing    | cancel the exchange (authentication failed) |
     /// | failing    | completion                          | failing    | the attempt fails with the refusal       |
     /// | forwarding | body, completion                    | forwarding | hand them to the request                 |
     struct Hops {
@@ -60,9 +62,10 @@ extension Request {
             case deciding(response: ResponseHead, proposed: RequestHead, kept: Kept)
             /// The handler declined: what was kept is being handed to the request.
             case replaying(Kept)
-            /// The redirect is followed to `next` once its exchange is over; `dropped` body bytes
-            /// so far; `isStopped` once the exchange was cancelled for dropping too many.
-            case following(response: ResponseHead, next: RequestHead, dropped: Int, isStopped: Bool)
+            /// `response` is answered with `next` once its exchange is over: a redirect followed
+            /// (`isRedirect`), or a challenge answered with a credential; `dropped` body bytes so
+            /// far; `isStopped` once the exchange was cancelled for dropping too many.
+            case following(response: ResponseHead, next: RequestHead, isRedirect: Bool, dropped: Int, isStopped: Bool)
             /// The redirect was refused: the attempt fails with this when the exchange ends.
             case failing(CourierError)
         }
@@ -83,6 +86,14 @@ extension Request {
         private(set) var dropsBody = false
         /// The requests this attempt made, as ``RedirectPolicy/loopKey(of:)`` reads them.
         private var visited: Set<String> = []
+        /// The scheme the current exchange's credential answered, while its verdict is awaited.
+        private var answeredScheme: String?
+        /// The answered credential to keep, once the server accepts it.
+        private var unconfirmed: (credential: URLCredential, space: URLProtectionSpace)?
+        /// Whether the replay held the transfer back, to be let go when it is done.
+        private var holdsTransferBack = false
+        /// A credential the server has just accepted, for the attempt to keep in the storage.
+        private(set) var accepted: (credential: URLCredential, space: URLProtectionSpace)?
 
         init(head: RequestHead, rules: Rules) {
             current = head
@@ -103,10 +114,40 @@ extension Request {
         }
 
         /// A response head arrived. `bodyIsReplayable` says whether the body could be sent
-        /// again (a body read once cannot: its `307` or `308` is the response).
-        mutating func receive(_ response: ResponseHead, bodyIsReplayable: Bool) -> HeadAction {
+        /// again (a body read once cannot: its `307` or `308` is the response, its `401` too).
+        /// `answer` is the request that answers it with a credential, if it is a challenge the
+        /// request has one for.
+        mutating func receive(
+            _ response: ResponseHead,
+            bodyIsReplayable: Bool,
+            answer: ChallengeResponder.Answer? = nil
+        ) -> HeadAction {
             guard case .forwarding = phase else { return .none }
-            guard rules.followsWithoutAsking != false else { return .forward }
+            if let scheme = answeredScheme {
+                answeredScheme = nil
+                if response.statusCode == 401 {
+                    unconfirmed = nil
+                    phase = .failing(.authenticationFailed(scheme: scheme))
+                    return .cancelTask
+                }
+                accepted = unconfirmed
+                unconfirmed = nil
+            }
+            if let answer, response.statusCode == 401, bodyIsReplayable || dropsBody {
+                answeredScheme = answer.scheme
+                unconfirmed = answer.remember
+                phase = .following(
+                    response: response,
+                    next: answer.next,
+                    isRedirect: false,
+                    dropped: 0,
+                    isStopped: false
+                )
+                return .none
+            }
+            guard RedirectPolicy.isRedirect(status: response.statusCode), rules.followsWithoutAsking != false else {
+                return .forward
+            }
             let decision = RedirectPolicy.nextHop(
                 status: response.statusCode,
                 location: response.value(forHTTPHeaderField: "Location"),
@@ -122,13 +163,16 @@ extension Request {
             case .follow(let hop):
                 if !hop.dropsBody, !dropsBody, !bodyIsReplayable { return .forward }
                 let next = current.redirected(by: hop)
-                if let refusal = refusal(of: next) {
+                // A redirect that sets a cookie may rightly lead back to the same URL (a login,
+                // a cookie check): it is not taken for a loop.
+                let setsCookie = response.value(forHTTPHeaderField: "Set-Cookie") != nil
+                if let refusal = refusal(of: next, checkingLoop: !setsCookie) {
                     phase = .failing(refusal)
                     return .cancelTask
                 }
                 if hop.dropsBody { dropsBody = true }
                 if rules.followsWithoutAsking == true {
-                    phase = .following(response: response, next: next, dropped: 0, isStopped: false)
+                    phase = .following(response: response, next: next, isRedirect: true, dropped: 0, isStopped: false)
                     return .none
                 }
                 phase = .deciding(response: response, proposed: next, kept: Kept())
@@ -142,6 +186,8 @@ extension Request {
             case drop
             /// Stop the exchange: a redirect's body is longer than is worth reading.
             case cancelTask
+            /// Keep it, and hold the transfer back until the replay has caught up.
+            case holdBack
         }
 
         mutating func receive(_ piece: Data) -> DataAction {
@@ -166,12 +212,22 @@ extension Request {
                 kept.pieces.append(piece)
                 kept.bytes += piece.count
                 phase = .replaying(kept)
-                return .drop
-            case .following(let response, let next, let dropped, let isStopped):
+                // The request takes pieces slower than they come (a download writing to disk):
+                // the transfer waits for the replay to catch up.
+                guard kept.bytes > Self.maximumKeptBytes else { return .drop }
+                holdsTransferBack = true
+                return .holdBack
+            case .following(let response, let next, let isRedirect, let dropped, let isStopped):
                 guard !isStopped else { return .drop }
                 let total = dropped + piece.count
                 let stops = total > Self.maximumDroppedBytes
-                phase = .following(response: response, next: next, dropped: total, isStopped: stops)
+                phase = .following(
+                    response: response,
+                    next: next,
+                    isRedirect: isRedirect,
+                    dropped: total,
+                    isStopped: stops
+                )
                 return stops ? .cancelTask : .drop
             }
         }
@@ -185,8 +241,9 @@ extension Request {
             case fail(CourierError, metrics: RequestMetrics)
             /// Stop the exchange (the refusal is reported with its completion).
             case cancelTask
-            /// Record the redirect and send its next request.
-            case startNextHop(Redirect)
+            /// Send `next`: the request a redirect leads to (`redirect` records it) or a
+            /// challenge's answer.
+            case startNextExchange(RequestHead, redirect: Redirect?)
             /// The handler declined: hand the redirect's head and what was kept to the request,
             /// then call ``replayed()`` until it says the replay is done.
             case replay(ResponseHead, Kept)
@@ -206,8 +263,12 @@ extension Request {
                 kept.completion = completion
                 phase = .replaying(kept)
                 return .none
-            case .following(let response, let next, _, _):
+            case .following(let response, let next, true, _, _):
                 return advance(from: response, to: next, metrics: completion.metrics)
+            case .following(_, let next, false, _, _):
+                current = next
+                phase = .forwarding
+                return .startNextExchange(next, redirect: nil)
             }
         }
 
@@ -227,12 +288,18 @@ extension Request {
                     return .replay(response, kept)
                 }
             case .success(let next?):
-                refusal = self.refusal(of: next)
+                refusal = self.refusal(of: next, checkingLoop: response.value(forHTTPHeaderField: "Set-Cookie") == nil)
                 if refusal == nil {
                     if let completion = kept.completion {
                         return advance(from: response, to: next, metrics: completion.metrics)
                     }
-                    phase = .following(response: response, next: next, dropped: kept.bytes, isStopped: kept.overflowed)
+                    phase = .following(
+                        response: response,
+                        next: next,
+                        isRedirect: true,
+                        dropped: kept.bytes,
+                        isStopped: kept.overflowed
+                    )
                     return .none
                 }
             }
@@ -246,30 +313,38 @@ extension Request {
         enum ReplayAction {
             /// What came during the last round.
             case replay(Kept)
-            /// Nothing: events go straight to the request from now on.
-            case done
+            /// Nothing: events go straight to the request from now on; `releasesHold` when the
+            /// replay had held the transfer back.
+            case done(releasesHold: Bool)
         }
 
         /// The replayer handed over its last round.
         mutating func replayed() -> ReplayAction {
-            guard case .replaying(let kept) = phase else { return .done }
+            guard case .replaying(let kept) = phase else { return .done(releasesHold: false) }
             guard !kept.pieces.isEmpty || kept.completion != nil else {
                 phase = .forwarding
-                return .done
+                defer { holdsTransferBack = false }
+                return .done(releasesHold: holdsTransferBack)
             }
             phase = .replaying(Kept())
             return .replay(kept)
         }
 
+        /// The credential the server has just accepted, once: the attempt keeps it in the storage.
+        mutating func takeAccepted() -> (credential: URLCredential, space: URLProtectionSpace)? {
+            defer { accepted = nil }
+            return accepted
+        }
+
         /// Why `next` must not be sent, if it must not: past the limit, a downgrade to `http`, or
         /// a request this attempt has made already.
-        private mutating func refusal(of next: RequestHead) -> CourierError? {
+        private mutating func refusal(of next: RequestHead, checkingLoop: Bool) -> CourierError? {
             if count >= rules.limit { return .redirectFailed(.tooManyRedirects(limit: rules.limit)) }
             if !rules.allowsInsecureRedirects, RedirectPolicy.isDowngrade(from: current.url, to: next.url) {
                 return .redirectFailed(.insecureRedirect(url: next.url.absoluteString))
             }
             if visited.isEmpty { visited.insert(RedirectPolicy.loopKey(of: current)) }
-            if visited.contains(RedirectPolicy.loopKey(of: next)) {
+            if checkingLoop, visited.contains(RedirectPolicy.loopKey(of: next)) {
                 return .redirectFailed(.loop(url: next.url.absoluteString))
             }
             return nil
@@ -287,7 +362,7 @@ extension Request {
             count += 1
             current = next
             phase = .forwarding
-            return .startNextHop(redirect)
+            return .startNextExchange(next, redirect: redirect)
         }
     }
 }

@@ -41,6 +41,13 @@ extension Request {
         return self
     }
 
+    /// Holds the transfer back (`true`) until the request catches up, or lets it go: what an
+    /// attempt does while it replays a declined redirect faster than the request takes it.
+    func holdTransferBack(_ hold: Bool) {
+        let changed = mutableState.withLock { $0.machine.holdBack(hold) }
+        if changed { applyStateToTask() }
+    }
+
     /// Records `redirect`, about to be followed by `attempt`, and tells the monitor; returns
     /// `false`, recording nothing, if the attempt is no longer current or the request has ended.
     func willFollow(_ redirect: Redirect, in attempt: Attempt) -> Bool {
@@ -53,9 +60,10 @@ extension Request {
         return isCurrent
     }
 
-    /// The transport made `task` for the next exchange of `attempt` (a redirect followed): it
+    /// The transport made `task` for the next exchange of `attempt` (a redirect followed, or a
+    /// challenge answered): it
     /// becomes the request's task, and runs, waits or is cancelled as the state says.
-    func didCreateTask(_ task: any TransportTask, forRedirectIn attempt: Attempt) {
+    func didCreateTask(_ task: any TransportTask, forNextExchangeIn attempt: Attempt) {
         let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             guard state.attempt === attempt else { return (.cancel, nil) }
             let action = state.machine.redirectTaskCreated()
@@ -68,5 +76,33 @@ extension Request {
         case .leaveSuspended: break
         case .cancel: task.cancel()
         }
+    }
+}
+
+// A request's own credential: what it answers a `401` with, to the origin it was made for.
+extension Request {
+    /// The credential this request answers a server's `401` with, if one was set with
+    /// ``authenticate(username:password:persistence:)`` or ``authenticate(with:)``.
+    public var credential: URLCredential? { mutableState.withLock { $0.credential } }
+
+    /// Answers the server's `401` with `username` and `password`, by the strongest scheme it
+    /// offers that Courier supports, once per attempt; a second `401` fails the request with
+    /// ``CourierError/Kind/authenticationFailed``. The credential goes only to the origin the
+    /// request was made for (never after a redirect elsewhere). Once accepted, it is kept in the
+    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says.
+    @discardableResult
+    public func authenticate(
+        username: String,
+        password: String,
+        persistence: URLCredential.Persistence = .forSession
+    ) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
+    }
+
+    /// Answers the server's `401` with `credential` (see ``authenticate(username:password:persistence:)``).
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        mutableState.withLock { $0.credential = credential }
+        return self
     }
 }

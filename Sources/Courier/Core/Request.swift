@@ -105,6 +105,8 @@ public class Request: @unchecked Sendable {
         var allowsInsecureRedirects: Bool?
         /// Every redirect followed, over all attempts.
         var redirects: [Redirect] = []
+        /// The credential this request answers a `401` with (``Request/authenticate(with:)``).
+        var credential: URLCredential?
         var downloadReporter = ProgressReporter()
 
         /// The validators and what they read, taken together: a validator added later does not run.
@@ -368,11 +370,15 @@ public class Request: @unchecked Sendable {
         let settings = mutableState.withLock { state -> RedirectSettings? in
             guard !state.machine.hasFinished else { return nil }
             state.requests.append(head)
+            let storage = session.configuration.credentialStorage
+            let origin = state.initialRequest?.url ?? head.url
             return RedirectSettings(
                 handler: state.redirectHandler ?? session.redirectHandler,
                 limit: state.redirectLimit ?? session.configuration.redirectLimit,
                 allowsInsecureRedirects: state.allowsInsecureRedirects
-                    ?? session.configuration.allowsInsecureRedirects
+                    ?? session.configuration.allowsInsecureRedirects,
+                challengeResponder: state.credential == nil && storage == nil
+                    ? nil : ChallengeResponder(credential: state.credential.map { ($0, origin) }, storage: storage)
             )
         }
         if settings != nil { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }

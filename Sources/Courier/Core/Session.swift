@@ -62,6 +62,12 @@ public final class Session: RequestDelegate, Sendable {
         /// redirect fails the request with ``CourierError/Kind/redirectFailed``, since what follows
         /// would travel in the clear.
         public var allowsInsecureRedirects = false
+        /// Where a request that gets a `401` looks for a credential when it has none of its own
+        /// (``Request/authenticate(with:)``), by the challenge's protection space (host, port,
+        /// scheme, realm, method), and where a credential the server accepted is kept as its
+        /// `persistence` says. `URLCredentialStorage.shared` by default, as URLSession; `nil`
+        /// answers challenges only with a request's own credential.
+        public var credentialStorage: URLCredentialStorage? = .shared
 
         /// The defaults.
         public init() {}

@@ -75,15 +75,38 @@ public struct Redirector: RedirectHandler {
         case .modify(let closure):
             return closure(request, redirectRequest, response)
         case .decide(let closure):
-            let once = Protected(false)
-            return await withCheckedContinuation { continuation in
-                closure(request, redirectRequest, response) { next in
-                    let isFirst = once.withLock { called -> Bool in
-                        defer { called = true }
-                        return !called
-                    }
-                    if isFirst { continuation.resume(returning: next) }
+            // Resumed once: by the closure's first answer, or with `nil` when the request is
+            // cancelled first (a closure that never answers would otherwise hold it for good).
+            let waiter = Protected<(answered: Bool, continuation: CheckedContinuation<URLRequest?, Never>?)>(
+                (false, nil)
+            )
+            let answer: @Sendable (URLRequest?) -> Void = { next in
+                let continuation = waiter.withLock { state -> CheckedContinuation<URLRequest?, Never>? in
+                    guard !state.answered else { return nil }
+                    state.answered = true
+                    defer { state.continuation = nil }
+                    return state.continuation
                 }
+                continuation?.resume(returning: next)
+            }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let isAnswered = waiter.withLock { state -> Bool in
+                        if !state.answered { state.continuation = continuation }
+                        return state.answered
+                    }
+                    if isAnswered {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                    if Task.isCancelled {
+                        answer(nil)
+                        return
+                    }
+                    closure(request, redirectRequest, response, answer)
+                }
+            } onCancel: {
+                answer(nil)
             }
         }
     }
@@ -109,5 +132,15 @@ extension RedirectHandler where Self == Redirector {
         using closure: @escaping @Sendable (Request, URLRequest, HTTPURLResponse) -> URLRequest?
     ) -> Redirector {
         Redirector.modify(using: closure)
+    }
+    /// Asks `closure` for each next request and waits for its completion handler (see
+    /// ``Redirector/decide(using:)``).
+    public static func decide(
+        using closure:
+            @escaping @Sendable (
+                Request, URLRequest, HTTPURLResponse, @escaping @Sendable (URLRequest?) -> Void
+            ) -> Void
+    ) -> Redirector {
+        Redirector.decide(using: closure)
     }
 }

@@ -7,9 +7,9 @@ import FoundationNetworking
 /// What Courier does to a request a server redirects, on every transport: which responses are
 /// followed, where to, with which method, and which headers are left behind.
 ///
-/// A transport that follows redirects itself (AsyncHTTPClient's, with its own following turned
-/// off) asks ``nextHop(status:location:method:from:)`` for every response head, so every
-/// `Location` is checked by ``URLValidation`` before a connection is made to it.
+/// The request core (`Request.Hops`) asks ``nextHop(status:location:method:from:)`` for every
+/// redirect a transport reports (transports follow none), so every `Location` is checked by
+/// ``URLValidation`` before a connection is made to it.
 @_spi(CourierTransport)
 public enum RedirectPolicy {
     /// Headers that carry credentials and must not follow a redirect to another origin.
@@ -17,9 +17,6 @@ public enum RedirectPolicy {
 
     /// Headers that describe a body, dropped when a redirect turns the request into a GET.
     public static let bodyHeaders = ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"]
-
-    /// The most redirects a request follows by default, as URLSession.
-    public static let defaultMaximumRedirects = 16
 
     /// Whether `status` is one of the redirects Courier follows (301, 302, 303, 307, 308).
     static func isRedirect(status: Int) -> Bool {
@@ -64,14 +61,24 @@ public enum RedirectPolicy {
         if let problem = URLValidation.reason(rejecting: next, text: next.absoluteString) {
             return .fail(.invalidURL(next.absoluteString, reason: "the server redirected to it, and \(problem)"))
         }
+        // User info in a Location is the server's to give, not to send on: it is dropped, so that
+        // it reaches no request, record, monitor or log.
+        var target = next
+        if next.user != nil || next.password != nil,
+            var components = URLComponents(url: next, resolvingAgainstBaseURL: false)
+        {
+            components.user = nil
+            components.password = nil
+            if let stripped = components.url { target = stripped }
+        }
         let upper = method.uppercased()
         let becomesGet = (status == 303 && upper != "HEAD") || ((status == 301 || status == 302) && upper == "POST")
         return .follow(
             Hop(
-                url: next,
+                url: target,
                 method: becomesGet ? "GET" : method,
                 dropsBody: becomesGet,
-                leavesOrigin: !isSameOrigin(currentURL, next)
+                leavesOrigin: !isSameOrigin(currentURL, target)
             )
         )
     }
@@ -91,9 +98,11 @@ public enum RedirectPolicy {
         var key = head.method.rawValue + " " + (url.scheme?.lowercased() ?? "") + "://"
         key += url.host?.lowercased() ?? ""
         if let port = url.port, port != effectivePort(url.scheme) { key += ":\(port)" }
-        let path = url.path
+        // As sent: `/docs` and `/docs/` are two resources (a server rightly sends one to the
+        // other), and so are `/a%2Fb` and `/a/b`.
+        let path = url.path(percentEncoded: true)
         key += path.isEmpty ? "/" : path
-        if let query = url.query { key += "?" + query }
+        if let query = url.query(percentEncoded: true) { key += "?" + query }
         if let cookie = head.headers.value(for: "Cookie") { key += "\ncookie: " + cookie }
         return key
     }

@@ -47,7 +47,7 @@ public struct RequestBody: Sendable {
     }
 
     /// The bytes of `stream`, which can be read only once: a request with this body is not
-    /// retried, and a redirect that must resend it fails.
+    /// retried, and a `307`/`308` (which must resend it) is its response, not followed.
     public static func stream(readingOnce stream: InputStream, length: Int64? = nil) -> RequestBody {
         RequestBody(source: .oneShotStream(OneShotStream(stream)), length: length)
     }

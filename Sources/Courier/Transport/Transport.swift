@@ -27,9 +27,9 @@ public protocol Transport: Sendable {
     ///     Open it once per attempt with ``RequestBody/openInputStream()`` (or
     ///     ``RequestBody/makeInputStream()`` when the consumer opens the stream itself, as Apple's
     ///     URLSession wants); when opening fails, complete with `URLError(.cannotOpenFile)`
-    ///     carrying the thrown error under `NSUnderlyingErrorKey`. Check every URL the transport
-    ///     connects to on its own (a redirect) with `URLValidation` (SPI `CourierTransport`):
-    ///     a dependency may trap on a port above 65535.
+    ///     carrying the thrown error under `NSUnderlyingErrorKey`. A head whose URL a session
+    ///     has not checked (`RequestHead.isURLChecked`, SPI `CourierTransport`) is checked with
+    ///     `URLValidation` first: a dependency may trap on a port above 65535.
     ///   - eventHandler: Receives what the task observes. Hold it strongly until the task has
     ///     reported its completion: it keeps the request in flight alive.
     func makeTask(

@@ -157,8 +157,8 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         var declinedChallengeResponse: HTTPURLResponse?
         /// Why the body stream could not be opened; the task was cancelled for it.
         var bodyError: (any Error)?
-        /// Why Courier stopped the transfer itself (a redirect to a URL it refuses, too many bytes
-        /// held for a suspended consumer); the task was cancelled for it, and fails with this.
+        /// Why Courier stopped the transfer itself (too many bytes held for a suspended consumer);
+        /// the task was cancelled for it, and fails with this.
         var stopReason: URLError?
         /// Bytes of body held in ``heldEvents``.
         var heldBytes = 0
@@ -648,29 +648,39 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
     #endif
 
-    #if canImport(FoundationNetworking)
-    /// Declines HTTP authentication challenges. FoundationNetworking leaves a task hanging forever
-    /// when a `401` with `WWW-Authenticate` meets default handling and no stored credential; declining
-    /// cancels it instead, and the task then reports the `401` as Apple's URLSession does.
-    /// Credentials are Courier's business (an `Authorization` header, an ``AuthenticationInterceptor``).
+    /// Declines HTTP authentication challenges: Courier answers them itself, the same way over
+    /// every transport (``Request/authenticate(with:)``, the session's credential storage). Handed
+    /// a credential for a Digest server, FoundationNetworking stops the process, and with none
+    /// it leaves the task hanging forever; declined, the task reports the `401` as it is, for the
+    /// request to answer. Other challenges (server trust) get the default handling.
     func urlSession(
         _ session: URLSession,
         task sessionTask: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        // FoundationNetworking raises challenges for HTTP authentication only, always with the response.
-        // A credential it can offer itself (from its storage or the URL) gets one try, as on Apple.
-        guard let response = challenge.failureResponse as? HTTPURLResponse,
-            challenge.proposedCredential == nil || challenge.previousFailureCount > 0
-        else {
+        let httpMethods = [
+            NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+            NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+        ]
+        guard httpMethods.contains(challenge.protectionSpace.authenticationMethod) else {
             completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking raises these with the response; cancelling ends the task, which
+        // then reports that response.
+        guard let response = challenge.failureResponse as? HTTPURLResponse else {
+            completionHandler(.cancelAuthenticationChallenge, nil)
             return
         }
         task(for: sessionTask)?.didDeclineChallenge(with: response)
         completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        // Apple's URLSession then delivers the 401 itself.
+        completionHandler(.rejectProtectionSpace, nil)
+        #endif
     }
-    #endif
 
     func urlSession(_ session: URLSession, task sessionTask: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let task = tasks.withLock { $0.removeValue(forKey: sessionTask.taskIdentifier) }

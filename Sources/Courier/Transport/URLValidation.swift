@@ -9,8 +9,8 @@ import Foundation
 /// all (`URL.port` is `nil`), which would silently send the request to port 80. Both are refused
 /// here, from the URL's text, whatever `URL` made of it.
 ///
-/// Transports call this for every URL they connect to on their own (a redirect's `Location`);
-/// ``Session`` calls it for every attempt.
+/// ``Session`` calls it for every request it sends, and the request core for every redirect's
+/// `Location` (transports follow none); a transport driven without a session calls it itself.
 @_spi(CourierTransport)
 public enum URLValidation {
     /// The schemes Courier sends requests to.

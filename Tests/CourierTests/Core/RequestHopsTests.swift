@@ -38,7 +38,7 @@ import Testing
 
     /// The redirect a completion or decision started, or `nil` for any other action.
     private static func started(_ action: Hops.NextAction) -> Redirect? {
-        if case .startNextHop(let redirect) = action { return redirect }
+        if case .startNextExchange(_, let redirect) = action { return redirect }
         return nil
     }
 
@@ -145,7 +145,7 @@ import Testing
         }
         #expect(second.pieces == [Data("two".utf8)])
         #expect(second.completion != nil)
-        guard case .done = hops.replayed() else {
+        guard case .done(releasesHold: false) = hops.replayed() else {
             Issue.record("nothing left")
             return
         }
@@ -281,6 +281,29 @@ import Testing
         var seeOther = try Self.hops(.post, "http://example.org/a")
         guard case .none = seeOther.receive(Self.response(303, location: "/a"), bodyIsReplayable: true) else {
             Issue.record("not a loop")
+            return
+        }
+        // A trailing slash, or an escaped slash, makes another resource.
+        var slash = try Self.hops(.get, "http://example.org/docs")
+        guard case .none = slash.receive(Self.response(301, location: "/docs/"), bodyIsReplayable: true) else {
+            Issue.record("/docs → /docs/ is not a loop")
+            return
+        }
+        var escaped = try Self.hops(.get, "http://example.org/a/b")
+        guard case .none = escaped.receive(Self.response(302, location: "/a%2Fb"), bodyIsReplayable: true) else {
+            Issue.record("/a/b → /a%2Fb is not a loop")
+            return
+        }
+        // Nor is a redirect that sets a cookie on its way back to the same URL (a login).
+        var login = try Self.hops(.get, "http://example.org/a")
+        let setsCookie = ResponseHead(
+            url: URL(string: "http://example.org/a") ?? Self.origin,
+            statusCode: 302,
+            httpVersion: "HTTP/1.1",
+            headerFields: [("Location", "/a"), ("Set-Cookie", "session=1")]
+        )
+        guard case .none = login.receive(setsCookie, bodyIsReplayable: true) else {
+            Issue.record("a redirect that sets a cookie is not a loop")
             return
         }
         // A loop two hops long is found too.

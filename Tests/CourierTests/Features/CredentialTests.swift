@@ -1,0 +1,123 @@
+import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier answers `401` challenges itself, the same way on both transports: with a request's own
+/// credential, or one stored for the protection space.
+@Suite struct CredentialTests {
+    private struct Answer: Decodable, Sendable {
+        let authenticated: Bool
+        let user: String
+    }
+
+    /// The protection space `/basic-auth` challenges for on `server`.
+    private static func basicSpace(_ server: TestServer) -> URLProtectionSpace {
+        URLProtectionSpace(
+            host: "127.0.0.1",
+            port: server.port,
+            protocol: "http",
+            realm: "Fake Realm",
+            authenticationMethod: NSURLAuthenticationMethodHTTPBasic
+        )
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRequestsOwnCredentialAnswersABasicChallenge(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            let request = session.request(server.url("/basic-auth/ada/lovelace"))
+                .authenticate(username: "ada", password: "lovelace", persistence: .none)
+            let answer = try await request.validate().serializingDecodable(Answer.self).value
+            #expect(answer.authenticated && answer.user == "ada")
+            #expect(request.redirects.isEmpty, "a challenge answered is not a redirect")
+            // Sent without a challenge first: the server saw two requests.
+            #expect(request.response?.statusCode == 200)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRefusedCredentialFailsNamingTheScheme(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            let error = await failure(
+                of: session.request(server.url("/basic-auth/ada/lovelace"))
+                    .authenticate(username: "ada", password: "wrong-secret", persistence: .none)
+            )
+            #expect(error?.kind == .authenticationFailed)
+            #expect(error?.refusedAuthenticationScheme == "Basic")
+            #expect(error.map { "\($0)".contains("wrong-secret") } == false, "the password never appears")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStoredCredentialAnswersAndAnAcceptedOneIsKept(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let storage = URLCredentialStorage.shared
+            let space = Self.basicSpace(server)
+            let session = transport.makeSession { $0.credentialStorage = storage }
+            // Nothing stored for this server's port yet: the 401 is the response.
+            let refused = await session.request(server.url("/basic-auth/ada/lovelace")).serializingData().response
+            #expect(refused.head?.statusCode == 401)
+            // One stored by hand, for a protection space made anew (FoundationNetworking compares
+            // spaces by identity: URLSession on Linux never found it).
+            storage.set(URLCredential(user: "ada", password: "lovelace", persistence: .forSession), for: space)
+            let byHand = await session.request(server.url("/basic-auth/ada/lovelace"))
+                .serializingDecodable(Answer.self).response
+            #expect(byHand.value?.user == "ada")
+            for (kept, credentials) in storage.allCredentials where kept.port == space.port {
+                for credential in credentials.values { storage.remove(credential, for: kept) }
+            }
+            // Accepted with persistence .forSession: kept for the protection space...
+            let first = await session.request(server.url("/basic-auth/ada/lovelace"))
+                .authenticate(username: "ada", password: "lovelace")
+                .serializingDecodable(Answer.self).response
+            #expect(first.value?.user == "ada")
+            let stored = storage.allCredentials.first { $0.key.port == space.port && $0.key.realm == space.realm }
+            #expect(stored?.value["ada"] != nil)
+            // ...and a request without a credential of its own answers with it.
+            let second = await session.request(server.url("/basic-auth/ada/lovelace"))
+                .serializingDecodable(Answer.self).response
+            #expect(second.value?.user == "ada")
+            if let (kept, credentials) = stored {
+                for credential in credentials.values { storage.remove(credential, for: kept) }
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCredentialNeverFollowsARedirectToAnotherOrigin(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { origin in
+            try await TestServer.withRunningServer { other in
+                let session = transport.makeSession { $0.credentialStorage = nil }
+                let elsewhere = other.url("/basic-auth/ada/lovelace").absoluteString
+                let response = await session.request(origin.url("/redirect-to"), parameters: ["url": elsewhere])
+                    .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                    .serializingData().response
+                #expect(response.head?.statusCode == 401, "the other origin's challenge is not answered")
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aChallengeWithoutASupportedSchemeIsTheResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            let response = await session.request(server.url("/bearer"))
+                .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                .serializingData(emptyResponseCodes: [401]).response
+            #expect(response.head?.statusCode == 401)
+            #expect(response.error == nil)
+            await session.invalidate()
+        }
+    }
+}
