@@ -24,7 +24,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
-        .target(name: "Courier"),
+        // MD5 and the SHA-2 hashes Digest authentication and the test server need, in the standard
+        // library alone; no product, so it stays an implementation detail of this package.
+        .target(name: "CourierHashes"),
+        .target(name: "Courier", dependencies: ["CourierHashes"]),
         .target(
             name: "CourierNIO",
             dependencies: [
@@ -48,6 +51,7 @@ let package = Package(
             name: "CourierTestServer",
             dependencies: [
                 "CCourierZlib",
+                "CourierHashes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -87,6 +91,7 @@ let package = Package(
             dependencies: [
                 "CourierTestSupport",
                 "Courier",
+                "CourierHashes",
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -133,10 +138,12 @@ let package = Package(
                 "CourierTestSupport",
             ]
         ),
+        .testTarget(name: "CourierHashesTests", dependencies: ["CourierHashes"]),
         .testTarget(
             name: "CourierTestServerTests",
             dependencies: [
                 "CourierTestServer",
+                "CourierHashes",
                 "CourierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,7 +7,8 @@ import PackageDescription
 // the parsers themselves carry the coverage instrumentation).
 //
 // The test server's body parsers are compiled here from symbolic links to their files in
-// Sources/CourierTestServer/Support (they use nothing but the standard library and libc):
+// Sources/CourierTestServer/Support (they use nothing but the standard library, libc and
+// `CourierHashes`, which the `Courier` product brings along):
 // depending on the `CourierTestServer` product instead would build SwiftNIO and BoringSSL with
 // the instrumentation too, about ten minutes more on two cores for nothing fuzzed.
 let fuzzTargets = [
@@ -31,7 +32,10 @@ let package = Package(
     targets: [
         .target(name: "CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
-        .target(name: "CourierTestServerParsers"),
+        .target(
+            name: "CourierTestServerParsers",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
     ]
         + fuzzTargets.map { name in
             .executableTarget(

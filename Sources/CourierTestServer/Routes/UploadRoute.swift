@@ -1,3 +1,4 @@
+import CourierHashes
 import NIOCore
 import NIOHTTP1
 

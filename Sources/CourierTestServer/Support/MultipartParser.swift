@@ -1,3 +1,5 @@
+import CourierHashes
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CourierHashes
 import NIOCore
 import Testing
 

@@ -1,3 +1,4 @@
+import CourierHashes
 import CourierTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CourierHashes
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,3 +1,4 @@
+import CourierHashes
 import CourierTestServer
 import CourierTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import Courier
+import CourierHashes
 import CourierTestServer
 import Foundation
 import Synchronization

@@ -1,7 +1,7 @@
+import CourierHashes
 import Testing
 
-@testable import CourierTestServer
-
+/// FIPS 180-4's examples (NIST's "SHA256.pdf") and the long message of FIPS 180-2's appendix.
 @Suite struct SHA256Tests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
@@ -10,9 +10,14 @@ import Testing
             "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
         ),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
     ])
     func knownAnswers(message: String, digest: String) {
         #expect(SHA256.hexDigest(of: Array(message.utf8)) == digest)
+        #expect(SHA256.digest(of: Array(message.utf8)).count == SHA256.digestByteCount)
     }
 
     @Test func millionAs() {

@@ -1,1 +1,0 @@
-../../../Sources/CourierTestServer/Support/SHA256.swift

@@ -1,0 +1,83 @@
+/// SHA-256 (FIPS 180-4 §6.2), taking its message in pieces, so a body of any size can be hashed
+/// as it streams: the test server's upload routes and Digest authentication's `SHA-256` use it.
+public struct SHA256: HashFunction {
+    /// 32 bytes.
+    public static let digestByteCount = 32
+
+    private var hasher = BlockHasher(SHA256Compression())
+
+    /// Creates a hasher with nothing hashed yet.
+    public init() {}
+
+    /// Adds the bytes in `buffer` to the message, compressing whole blocks straight from it.
+    public mutating func update(bufferPointer buffer: UnsafeRawBufferPointer) {
+        hasher.update(buffer)
+    }
+
+    /// The 32-byte digest of the message added so far.
+    public func finalize() -> [UInt8] {
+        let state = hasher.finalized().state
+        return bytes(of: [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7], bigEndian: true)
+    }
+}
+
+/// SHA-256's chaining state and compression function.
+private struct SHA256Compression: BlockCompression {
+    static let blockByteCount = 64
+    static let lengthByteCount = 8
+    static let writesLengthBigEndian = true
+
+    // The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
+    private static let roundConstants: [UInt32] = [
+        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
+        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
+        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
+        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
+        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
+        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
+        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
+        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
+    ]
+
+    // The first 32 bits of the fractional parts of the square roots of the first 8 primes.
+    var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
+
+    mutating func compress(_ block: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for index in 0..<16 {
+                schedule[index] =
+                    UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
+                    | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
+            }
+            for index in 16..<64 {
+                let s0 =
+                    rotateRight(schedule[index - 15], 7) ^ rotateRight(schedule[index - 15], 18)
+                    ^ (schedule[index - 15] >> 3)
+                let s1 =
+                    rotateRight(schedule[index - 2], 17) ^ rotateRight(schedule[index - 2], 19)
+                    ^ (schedule[index - 2] >> 10)
+                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            let roundConstants = Self.roundConstants
+            for index in 0..<64 {
+                let sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
+                let sum0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ sum0 &+ majority)
+            }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+                state.7 &+ h
+            )
+        }
+    }
+
+    private func rotateRight(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value >> count) | (value << (32 - count))
+    }
+}
