@@ -21,6 +21,7 @@ let fuzzTargets = [
     "FuzzURLEncodedForm",
     "FuzzJSONLines",
     "FuzzAuthenticationChallenge",
+    "FuzzSetCookie",
 ]
 
 let package = Package(

@@ -157,9 +157,9 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
     /// - Returns: Whether a cookie was removed.
     @discardableResult
     public func remove(name: String, domain: String, path: String) -> Bool {
-        var domain = Substring(domain)
-        if domain.first == "." { domain = domain.dropFirst() }
-        let key = CookieKey(name: name, domain: domain.utf8.asciiLowercased, path: path)
+        var domainBytes = Substring(domain).utf8
+        if domainBytes.first == UInt8(ascii: ".") { domainBytes = domainBytes.dropFirst() }
+        let key = CookieKey(name: name, domain: domainBytes.asciiLowercased, path: path)
         return state.withLock { $0.entries.removeValue(forKey: key) != nil }
     }
 

@@ -47,10 +47,12 @@ enum CookieMatching {
     /// The default-path of a request path (§5.1.4): its directory, without the last `/`; `/` when
     /// there is no directory.
     static func defaultPath(of requestPath: String) -> String {
-        guard requestPath.first == "/", let lastSlash = requestPath.lastIndex(of: "/"),
-            lastSlash != requestPath.startIndex
+        // Bytes, not characters: a `/` followed by a combining mark is a different character.
+        let bytes = requestPath.utf8
+        guard bytes.first == UInt8(ascii: "/"), let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")),
+            lastSlash != bytes.startIndex
         else { return "/" }
-        return String(requestPath[..<lastSlash])
+        return String(Substring(bytes[..<lastSlash]))
     }
 
     /// Whether `requestPath` path-matches `cookiePath` (§5.1.4): the same, or below it.

@@ -74,7 +74,7 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         let matches = (storage.cookies ?? []).filter { cookie in
             let domain = Self.domain(of: cookie)
             let domainMatches =
-                cookie.domain.hasPrefix(".")
+                cookie.domain.utf8.first == UInt8(ascii: ".")
                 ? CookieMatching.domainMatches(host: origin.host, domain: domain) : origin.host == domain
             return domainMatches && (!cookie.isSecure || origin.isSecure)
                 && (cookie.expiresDate.map { $0 > now } ?? true)
@@ -99,9 +99,9 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
     /// The cookie's domain as Courier keeps it: lowercased, without the leading dot Foundation
     /// uses to mark a cookie that is not host-only.
     private static func domain(of cookie: HTTPCookie) -> String {
-        var domain = Substring(cookie.domain)
-        if domain.first == "." { domain = domain.dropFirst() }
-        return domain.utf8.asciiLowercased
+        var domain = Substring(cookie.domain).utf8
+        if domain.first == UInt8(ascii: ".") { domain = domain.dropFirst() }
+        return domain.asciiLowercased
     }
 
     /// Foundation's internal creation time (seconds since 2001), or 0 when it keeps none.
