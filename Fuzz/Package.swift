@@ -22,6 +22,7 @@ let fuzzTargets = [
     "FuzzURLEncodedForm",
     "FuzzJSONLines",
     "FuzzAuthenticationChallenge",
+    "FuzzSetCookie",
 ]
 
 let package = Package(

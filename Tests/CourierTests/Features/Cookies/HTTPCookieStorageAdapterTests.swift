@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct HTTPCookieStorageAdapterTests {
+    /// A fresh in-memory storage (an ephemeral configuration's), so tests never share cookies
+    /// or touch the user's file.
+    private func makeAdapter() throws -> HTTPCookieStorageAdapter {
+        HTTPCookieStorageAdapter(try #require(URLSessionConfiguration.ephemeral.httpCookieStorage))
+    }
+
+    private func url(_ text: String) throws -> URL {
+        try #require(URL(string: text))
+    }
+
+    /// `Max-Age` becomes an expiry date (FoundationNetworking's own parser drops it on version 0
+    /// cookies); `Secure` and `HttpOnly` are kept; the default path is the request's directory.
+    @Test func storesCookiesReadByCourier() throws {
+        let adapter = try makeAdapter()
+        let before = Date()
+        adapter.store(
+            setCookieFields: ["a=1; Max-Age=3600; Secure; HttpOnly", "b=2; Domain=example.com"],
+            from: try url("https://www.example.com/docs/page")
+        )
+        let cookies = adapter.storage.cookies ?? []
+        let a = try #require(cookies.first { $0.name == "a" })
+        let expiry = try #require(a.expiresDate)
+        #expect(expiry >= before.addingTimeInterval(3_599) && expiry <= Date().addingTimeInterval(3_601))
+        #expect(a.isSecure && a.isHTTPOnly)
+        #expect(a.domain == "www.example.com")
+        #expect(a.path == "/docs")
+        let b = try #require(cookies.first { $0.name == "b" })
+        #expect(b.domain == ".example.com")
+        #expect(b.expiresDate == nil)
+    }
+
+    /// What Courier's rules refuse never reaches the storage.
+    @Test func refusesWhatTheJarRefuses() throws {
+        let adapter = try makeAdapter()
+        adapter.store(
+            setCookieFields: ["a=1; Domain=com", "b=2; Domain=other.org"],
+            from: try url("https://www.example.com/")
+        )
+        adapter.store(setCookieFields: ["c=3; Secure", "d=4; Max-Age=0"], from: try url("http://example.com/"))
+        #expect((adapter.storage.cookies ?? []).isEmpty)
+    }
+
+    /// The header is filtered by domain, path and `Secure`, longer paths first (paths of different
+    /// lengths here: Foundation's creation times, which break ties, may be equal).
+    @Test func sendsWhatRFC6265Sends() throws {
+        let adapter = try makeAdapter()
+        adapter.store(
+            setCookieFields: [
+                "root=1; Path=/", "deep=2; Path=/a/b", "secure=3; Secure; Path=/a", "other=4; Path=/elsewhere",
+            ],
+            from: try url("https://example.com/")
+        )
+        #expect(adapter.cookieHeader(for: try url("https://example.com/a/b/c")) == "deep=2; secure=3; root=1")
+        #expect(adapter.cookieHeader(for: try url("http://example.com/a/b")) == "deep=2; root=1")
+        #expect(adapter.cookieHeader(for: try url("https://sub.example.com/")) == nil)
+        #expect(adapter.cookieHeader(for: try url("https://example.org/")) == nil)
+    }
+
+    /// A new cookie replaces its namesake, and `Max-Age=0` deletes it.
+    @Test func replacesAndDeletes() throws {
+        let adapter = try makeAdapter()
+        let address = try url("https://example.com/")
+        adapter.store(setCookieFields: ["a=1", "b=2"], from: address)
+        adapter.store(setCookieFields: ["a=3", "b=gone; Max-Age=0"], from: address)
+        #expect(adapter.cookieHeader(for: address) == "a=3")
+        #expect(adapter.storage.cookies?.count == 1)
+    }
+
+    /// A storage that accepts no cookies gets none.
+    @Test func honoursTheNeverAcceptPolicy() throws {
+        let adapter = try makeAdapter()
+        adapter.storage.cookieAcceptPolicy = .never
+        adapter.store(setCookieFields: ["a=1"], from: try url("https://example.com/"))
+        #expect((adapter.storage.cookies ?? []).isEmpty)
+        #expect(!adapter.description.contains("a=1"))
+    }
+}
