@@ -21,6 +21,7 @@ let fuzzTargets = [
     "FuzzURLEncodedForm",
     "FuzzJSONLines",
     "FuzzAuthenticationChallenge",
+    "FuzzCacheControl",
 ]
 
 let package = Package(
