@@ -23,6 +23,7 @@ let fuzzTargets = [
     "FuzzJSONLines",
     "FuzzAuthenticationChallenge",
     "FuzzSetCookie",
+    "FuzzCacheControl",
 ]
 
 let package = Package(

@@ -1,0 +1,147 @@
+import Foundation
+
+extension HTTPCachePolicy {
+    /// The entry to store for `response` to `request` (sent at `requestTime`, its head received at
+    /// `responseTime`), or `nil` when it must not be stored (RFC 9111 §3): a method other than
+    /// `GET` or `HEAD`; mode ``RequestCacheMode/noStore``; `no-store` in the request or the
+    /// response; a status that is neither heuristically cacheable nor given explicit freshness
+    /// (`max-age`, `Expires`, `public`, `private`); a `Range` request or a `206`; `Vary: *`; a
+    /// request with `Authorization` unless the response says `public`, `s-maxage` or
+    /// `must-revalidate` (§3.5). `private` is fine: this is a private cache.
+    func entryToStore(
+        for request: HTTPCacheRequest,
+        response: HTTPCacheResponseHead,
+        requestTime: Date,
+        responseTime: Date
+    ) -> HTTPCacheEntry? {
+        guard Self.isCacheableMethod(request.method), request.mode != .noStore,
+            let key = HTTPCacheKey.primary(method: request.method, url: request.url),
+            (200...599).contains(response.statusCode), response.statusCode != 206, response.statusCode != 304,
+            request.headers.value(for: "Range") == nil
+        else { return nil }
+        let requestDirectives = CacheControl(requestHeaders: request.headers)
+        let responseDirectives = CacheControl(responseHeaders: response.headers)
+        guard !requestDirectives.noStore, !responseDirectives.noStore else { return nil }
+        if request.headers.value(for: "Authorization") != nil,
+            !responseDirectives.isPublic, responseDirectives.sharedMaxAge == nil, !responseDirectives.mustRevalidate
+        {
+            return nil
+        }
+        let explicit =
+            responseDirectives.maxAge != nil || response.headers.value(for: "Expires") != nil
+            || responseDirectives.isPublic || responseDirectives.isPrivate
+        guard explicit || Self.heuristicallyCacheable.contains(response.statusCode) else { return nil }
+        let varyNames = HTTPCacheKey.varyNames(in: response.headers)
+        guard varyNames != ["*"] else { return nil }
+        return HTTPCacheEntry(
+            key: key,
+            url: request.url,
+            method: request.method,
+            statusCode: response.statusCode,
+            responseHeaders: Self.storableHeaders(response.headers),
+            selectedRequestHeaders: HTTPCacheKey.selectedHeaders(varyNames, of: request.headers),
+            requestTime: requestTime,
+            responseTime: responseTime,
+            bodyLength: 0
+        )
+    }
+
+    /// `entry` updated by a `304 Not Modified` to a revalidation sent at `requestTime` and
+    /// received at `responseTime` (RFC 9111 §4.3.4 and §3.2): each header of the `304` replaces
+    /// the stored one, except the framing and hop-by-hop fields (`Content-Length`,
+    /// `Content-Encoding`, `Transfer-Encoding`, `Content-Range`, `Connection` and those it names…),
+    /// which describe the stored body; the age starts again from the new times. `nil` when the
+    /// `304` names another representation (an `ETag` that does not match the stored one by weak
+    /// comparison, or another `Last-Modified`): then the stored body must not be used, and the
+    /// request should be sent again without conditions.
+    func merging(
+        notModified: HTTPCacheResponseHead,
+        into entry: HTTPCacheEntry,
+        requestTime: Date,
+        responseTime: Date
+    ) -> HTTPCacheEntry? {
+        guard notModified.statusCode == 304 else { return nil }
+        if let newTag = notModified.headers.value(for: "ETag") {
+            guard let storedTag = entry.entityTag, Self.weaklyMatch(newTag, storedTag) else { return nil }
+        } else if let newDate = notModified.headers.value(for: "Last-Modified"),
+            let storedDate = entry.responseHeaders.value(for: "Last-Modified"),
+            HTTPDate.parse(newDate) != HTTPDate.parse(storedDate)
+        {
+            return nil
+        }
+        var merged = entry
+        let excluded = Self.excludedFromUpdate(notModified.headers)
+        for header in notModified.headers where !excluded.contains(HTTPHeaders.key(for: header.name)) {
+            merged.responseHeaders.update(header)
+        }
+        merged.requestTime = requestTime
+        merged.responseTime = responseTime
+        return merged
+    }
+
+    /// The primary keys an unsafe request's response invalidates (RFC 9111 §4.4): for a method
+    /// other than `GET`, `HEAD`, `OPTIONS` and `TRACE` answered with a `2xx` or `3xx`, the `GET`
+    /// and `HEAD` entries of the request's URL and of the `Location` and `Content-Location` URLs
+    /// when they share its origin (a server may not invalidate another's entries).
+    func invalidatedKeys(for request: HTTPCacheRequest, response: HTTPCacheResponseHead) -> [String] {
+        guard !["GET", "HEAD", "OPTIONS", "TRACE"].contains(request.method), (200...399).contains(response.statusCode)
+        else { return [] }
+        var urls = [request.url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers.value(for: name)?.trimmingHTTPWhitespace, !value.isEmpty,
+                let target = URL(string: String(value), relativeTo: request.url)?.absoluteURL,
+                HTTPCacheKey.sameOrigin(target, request.url)
+            else { continue }
+            urls.append(target)
+        }
+        var keys: [String] = []
+        for url in urls {
+            for method in ["GET", "HEAD"] {
+                if let key = HTTPCacheKey.primary(method: method, url: url), !keys.contains(key) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// Fields never stored or updated: hop-by-hop (RFC 9111 §3.1) and those describing the
+    /// stored body's framing and coding (§3.2), lowercased.
+    static let framingAndHopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "content-length", "content-encoding", "content-range",
+    ]
+
+    /// Hop-by-hop fields (RFC 9111 §3.1): `Connection` and the fields it names, and the rest.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// `headers` without the hop-by-hop fields, which describe one connection, not the response.
+    static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        let excluded = hopByHop.union(connectionOptions(headers))
+        return HTTPHeaders(headers.filter { !excluded.contains(HTTPHeaders.key(for: $0.name)) })
+    }
+
+    /// The lowercased names a `304` must not update in a stored entry.
+    private static func excludedFromUpdate(_ headers: HTTPHeaders) -> Set<String> {
+        framingAndHopByHop.union(connectionOptions(headers))
+    }
+
+    /// The field names `Connection` lists, lowercased.
+    private static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
+        guard let connection = headers.value(for: "Connection") else { return [] }
+        return Set(
+            Substring(connection).utf8.split(separator: UInt8(ascii: ",")).map(\.trimmingHTTPWhitespace.asciiLowercased)
+        )
+    }
+
+    /// Weak comparison of two entity tags (RFC 9110 §8.8.3.2): equal opaque tags, either or both
+    /// marked weak (`W/`).
+    static func weaklyMatch(_ first: String, _ second: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = tag.trimmingHTTPWhitespace
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        let left = opaque(first)
+        return !left.isEmpty && left == opaque(second)
+    }
+}

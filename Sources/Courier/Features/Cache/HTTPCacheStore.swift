@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where an ``HTTPCache`` keeps entries: ``HTTPCacheMemoryStore`` or ``HTTPCacheDiskStore``.
+///
+/// Entries are found by primary key (``HTTPCacheKey/primary(method:url:)``). A body is written
+/// through an ``HTTPCacheEntryWriter`` chunk by chunk and read back through an
+/// ``HTTPCacheBody``, so neither way needs the whole body in memory; an entry becomes visible
+/// only when its writer commits, never half written. Calls are synchronous: they take the store's
+/// lock for bookkeeping only, and a disk store reads or writes a small metadata file; body bytes
+/// move in the writer's and the body's own calls.
+protocol HTTPCacheStore: Sendable {
+    /// The entry stored under `key` and its body, or `nil`; marks it as used.
+    func entry(forKey key: String) -> (entry: HTTPCacheEntry, body: HTTPCacheBody)?
+    /// A writer for a new body of `entry` (its ``HTTPCacheEntry/bodyLength`` is set on commit);
+    /// committing it replaces whatever `entry.key` held. `nil` when nothing can be stored now
+    /// (a disk store whose directory is not writable).
+    func makeWriter(for entry: HTTPCacheEntry) -> HTTPCacheEntryWriter?
+    /// Replaces the metadata of the entry stored under `entry.key`, keeping its body (a `304`'s
+    /// merge); `false` when there is no such entry any more.
+    @discardableResult
+    func updateEntry(_ entry: HTTPCacheEntry) -> Bool
+    /// Removes the entry under `key`, if any.
+    func removeEntry(forKey key: String)
+    /// Removes every entry.
+    func removeAll()
+    /// The bytes the entries take (bodies and metadata), at most the store's limit.
+    var totalBytes: Int64 { get }
+}
