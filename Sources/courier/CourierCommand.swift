@@ -50,11 +50,17 @@ struct CourierCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "Basic authentication as user:password. (Digest is not supported yet.)",
+            "Authentication as user:password (Basic unless --auth-type says otherwise).",
             valueName: "user:password"
         )
     )
     var auth: String?
+
+    @Option(
+        name: [.customLong("auth-type"), .customShort("A")],
+        help: "How --auth answers: basic (sent with the request) or digest (answers the server's challenge)."
+    )
+    var authType: RequestPlan.AuthType = .basic
 
     @Option(help: ArgumentHelp("Send Authorization: Bearer TOKEN.", valueName: "token"))
     var bearer: String?
@@ -171,6 +177,7 @@ struct CourierCommand: AsyncParsableCommand {
                 arguments: arguments,
                 format: form ? .form : .json,
                 basicCredentials: auth,
+                authType: authType,
                 bearerToken: bearer
             )
             var selection = try PrintSelection.resolve(
@@ -256,3 +263,5 @@ struct CourierCommand: AsyncParsableCommand {
 private func terminate(_ code: Int32) -> Never {
     exit(code)
 }
+
+extension RequestPlan.AuthType: ExpressibleByArgument {}

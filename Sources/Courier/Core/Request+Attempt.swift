@@ -32,6 +32,10 @@ extension Request {
         private let redirectHandler: (any RedirectHandler)?
         /// Answers a `401` with a credential, when the request or its session has any.
         private let challengeResponder: ChallengeResponder?
+        /// The session's cookies: each exchange's `Set-Cookie` goes in, and each next exchange's
+        /// `Cookie` comes out, unless the caller set `Cookie` on the request (``setsOwnCookie``).
+        private let cookies: (any CookieStorage)?
+        private let setsOwnCookie: Bool
         /// The attempt's first request, and its redirect rules: what ``hops`` starts from.
         private let head: RequestHead
         private let rules: Hops.Rules
@@ -51,6 +55,8 @@ extension Request {
             self.transport = transport
             self.body = body
             challengeResponder = redirects.challengeResponder
+            cookies = redirects.cookies
+            setsOwnCookie = redirects.setsOwnCookie
             let handler = redirects.handler
             redirectHandler = handler
             let followsWithoutAsking: Bool? =
@@ -68,6 +74,11 @@ extension Request {
         }
 
         func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+            if let cookies {
+                let fields = head.setCookieFields
+                // Stored for the URL that answered: each redirect's cookies by its own origin.
+                if !fields.isEmpty { cookies.store(setCookieFields: fields, from: head.url ?? self.head.url) }
+            }
             let hops: Protected<Hops>
             if let existing = self.hops {
                 hops = existing
@@ -88,7 +99,18 @@ extension Request {
             // credential storage. Only this thread moves the current request on.
             var answer: ChallengeResponder.Answer?
             if head.statusCode == 401, let challengeResponder {
-                answer = challengeResponder.answer(to: head, for: hops.withLock { $0.current })
+                let (current, dropsBody) = hops.withLock { ($0.current, $0.dropsBody) }
+                // Digest's auth-int hashes the body: an empty one or one in memory can be; a
+                // file or a stream is not read twice for it.
+                let sentBody: Data?
+                if dropsBody {
+                    sentBody = Data()
+                } else if let body {
+                    sentBody = body.data
+                } else {
+                    sentBody = current.httpBodyStream == nil ? current.httpBody ?? Data() : nil
+                }
+                answer = challengeResponder.answer(to: head, for: current, body: sentBody)
             }
             let (action, accepted) = hops.withLock { hops in
                 let action = hops.receive(head, bodyIsReplayable: bodyIsReplayable, answer: answer)
@@ -234,8 +256,19 @@ extension Request {
         /// Sends `next` (the request `redirect` leads to, or a challenge's answer), unless the
         /// request has ended meanwhile.
         private func startExchange(_ next: RequestHead, after redirect: Redirect?, hops: Protected<Hops>) {
+            var next = next
+            if let cookies, !setsOwnCookie {
+                // The cookies for where it goes, with any the last response set.
+                next.setHeader(cookies.cookieHeader(for: next.url), for: "Cookie")
+            }
             if let redirect {
-                guard request.willFollow(redirect, in: self) else { return }
+                let sent = Redirect(
+                    request: redirect.request,
+                    response: redirect.response,
+                    metrics: redirect.metrics,
+                    nextRequest: next
+                )
+                guard request.willFollow(sent, in: self) else { return }
             } else {
                 guard !request.hasFinished else { return }
             }
@@ -256,5 +289,8 @@ extension Request {
         var limit: Int
         var allowsInsecureRedirects: Bool
         var challengeResponder: ChallengeResponder?
+        var cookies: (any CookieStorage)?
+        /// Whether the caller set `Cookie` on the request, which the cookie storage then leaves be.
+        var setsOwnCookie: Bool
     }
 }

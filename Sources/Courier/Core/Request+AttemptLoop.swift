@@ -111,7 +111,14 @@ extension Request {
                 return
             }
         }
-        guard let redirects = didCreateRequest(head, session: session) else { return }
+        // The session's cookies for this URL, unless the caller set `Cookie` itself (then theirs
+        // goes, on every exchange of the attempt that stays on this origin).
+        let cookies = session.configuration.cookieStorage
+        let setsOwnCookie = head.headers.value(for: "Cookie") != nil
+        if let cookies, !setsOwnCookie, let cookie = cookies.cookieHeader(for: head.url) {
+            head.setHeader(cookie, for: "Cookie")
+        }
+        guard let redirects = didCreateRequest(head, session: session, setsOwnCookie: setsOwnCookie) else { return }
         let attempt = Attempt(
             request: self,
             head: head,

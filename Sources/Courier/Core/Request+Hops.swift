@@ -88,6 +88,8 @@ extension Request {
         private var visited: Set<String> = []
         /// The scheme the current exchange's credential answered, while its verdict is awaited.
         private var answeredScheme: String?
+        /// Whether a stale nonce was answered again in this attempt (once is enough).
+        private var hasAnsweredStale = false
         /// The answered credential to keep, once the server accepts it.
         private var unconfirmed: (credential: URLCredential, space: URLProtectionSpace)?
         /// Whether the replay held the transfer back, to be let go when it is done.
@@ -125,6 +127,19 @@ extension Request {
             guard case .forwarding = phase else { return .none }
             if let scheme = answeredScheme {
                 answeredScheme = nil
+                // A Digest nonce gone stale is answered once more, with the new one.
+                if response.statusCode == 401, let answer, answer.isStale, !hasAnsweredStale {
+                    hasAnsweredStale = true
+                    answeredScheme = answer.scheme
+                    phase = .following(
+                        response: response,
+                        next: answer.next,
+                        isRedirect: false,
+                        dropped: 0,
+                        isStopped: false
+                    )
+                    return .none
+                }
                 if response.statusCode == 401 {
                     unconfirmed = nil
                     phase = .failing(.authenticationFailed(scheme: scheme))

@@ -366,7 +366,7 @@ public class Request: @unchecked Sendable {
     /// redirects (this request's settings, else `session`'s).
     /// Returns `nil`, recording nothing, if the request ended meanwhile (while it was being
     /// adapted): no attempt is made then.
-    func didCreateRequest(_ head: RequestHead, session: Session) -> RedirectSettings? {
+    func didCreateRequest(_ head: RequestHead, session: Session, setsOwnCookie: Bool) -> RedirectSettings? {
         let settings = mutableState.withLock { state -> RedirectSettings? in
             guard !state.machine.hasFinished else { return nil }
             state.requests.append(head)
@@ -378,7 +378,9 @@ public class Request: @unchecked Sendable {
                 allowsInsecureRedirects: state.allowsInsecureRedirects
                     ?? session.configuration.allowsInsecureRedirects,
                 challengeResponder: state.credential == nil && storage == nil
-                    ? nil : ChallengeResponder(credential: state.credential.map { ($0, origin) }, storage: storage)
+                    ? nil : ChallengeResponder(credential: state.credential.map { ($0, origin) }, storage: storage),
+                cookies: session.configuration.cookieStorage,
+                setsOwnCookie: setsOwnCookie
             )
         }
         if settings != nil { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }

@@ -68,6 +68,14 @@ public final class Session: RequestDelegate, Sendable {
         /// `persistence` says. `URLCredentialStorage.shared` by default, as URLSession; `nil`
         /// answers challenges only with a request's own credential.
         public var credentialStorage: URLCredentialStorage? = .shared
+        /// Where every request's cookies are kept and read, on both transports: each response's
+        /// `Set-Cookie` fields are stored by RFC 6265's rules for the URL that answered (each
+        /// redirect's too), and each request sent (each redirect's next request too) carries the
+        /// cookies stored for its URL, unless it sets `Cookie` itself. A ``CookieJar`` of its own
+        /// by default, in memory (copies of this configuration share it); an
+        /// ``HTTPCookieStorageAdapter`` shares Foundation's `HTTPCookieStorage`; `nil` turns
+        /// cookies off.
+        public var cookieStorage: (any CookieStorage)? = CookieJar()
 
         /// The defaults.
         public init() {}

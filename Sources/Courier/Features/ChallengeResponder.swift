@@ -11,7 +11,8 @@ import FoundationNetworking
 /// authentication method).
 ///
 /// Every challenge in `WWW-Authenticate` is read (``AuthenticationChallenge``), and the strongest
-/// scheme Courier supports is answered.
+/// scheme Courier supports is answered (``PreferredChallenge``): Digest per RFC 7616
+/// (``DigestAuthentication``), then Basic.
 struct ChallengeResponder: Sendable {
     /// The request's own credential, and the URL whose origin it may be sent to.
     let credential: (credential: URLCredential, origin: URL)?
@@ -22,33 +23,76 @@ struct ChallengeResponder: Sendable {
     /// A request answering a challenge: `next` carries the credential.
     struct Answer: Sendable {
         let next: RequestHead
-        /// The scheme answered, as the server named it (`Basic`).
+        /// The scheme answered, as Courier names it (`Basic`, `Digest`).
         let scheme: String
+        /// Whether the challenge said the last answer's nonce had merely gone stale (Digest's
+        /// `stale=true`): answering it again is not a second rejection.
+        let isStale: Bool
         /// The credential to keep in the storage once the server accepts it, and where.
         let remember: (credential: URLCredential, space: URLProtectionSpace)?
     }
 
     /// The request that answers `response` to `head`, or `nil` when there is no challenge Courier
-    /// supports or no credential for it.
-    func answer(to response: ResponseHead, for head: RequestHead) -> Answer? {
+    /// supports or no credential for it. `body` is the request's body when it is in memory, for
+    /// Digest's `auth-int`.
+    func answer(to response: ResponseHead, for head: RequestHead, body: Data? = nil) -> Answer? {
         guard response.statusCode == 401, let field = response.value(forHTTPHeaderField: "WWW-Authenticate") else {
             return nil
         }
         let challenges = AuthenticationChallenge.parse(field)
-        guard let basic = challenges.first(where: { $0.hasScheme("Basic") }) else { return nil }
-        let space = Self.protectionSpace(
-            for: head.url,
-            realm: basic.parameter("realm"),
-            method: NSURLAuthenticationMethodHTTPBasic
-        )
+        guard let preferred = PreferredChallenge.strongest(in: challenges, bodyAvailable: body != nil) else {
+            return nil
+        }
+        let space: URLProtectionSpace
+        switch preferred {
+        case .basic(let realm):
+            space = Self.protectionSpace(for: head.url, realm: realm, method: NSURLAuthenticationMethodHTTPBasic)
+        case .digest(let digest):
+            space = Self.protectionSpace(
+                for: head.url,
+                realm: digest.realm,
+                method: NSURLAuthenticationMethodHTTPDigest
+            )
+        }
         guard let (credential, isOwn) = credential(for: space, url: head.url),
             let user = credential.user, let password = credential.password
         else { return nil }
+        let value: String
+        let scheme: String
+        var isStale = false
+        switch preferred {
+        case .basic:
+            value = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+            scheme = "Basic"
+        case .digest(let digest):
+            // Each answer is to a new challenge (a new nonce): its count starts at 1.
+            guard
+                let header = try? digest.authorization(
+                    username: user,
+                    password: password,
+                    method: head.method,
+                    target: Self.requestTarget(of: head.url),
+                    body: body,
+                    nonceCount: 1,
+                    clientNonce: DigestAuthentication.makeClientNonce()
+                )
+            else { return nil }
+            value = header
+            scheme = "Digest"
+            isStale = digest.isStale
+        }
         var next = head
-        let token = Data("\(user):\(password)".utf8).base64EncodedString()
-        next.setHeader("Basic \(token)", for: "Authorization")
+        next.setHeader(value, for: "Authorization")
         let remembers = isOwn && credential.persistence != .none && storage != nil
-        return Answer(next: next, scheme: basic.scheme, remember: remembers ? (credential, space) : nil)
+        return Answer(next: next, scheme: scheme, isStale: isStale, remember: remembers ? (credential, space) : nil)
+    }
+
+    /// What the request line names: the path and query as sent.
+    static func requestTarget(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        let target = path.isEmpty ? "/" : path
+        guard let query = url.query(percentEncoded: true) else { return target }
+        return target + "?" + query
     }
 
     /// The credential for `space`: the request's own when `url` is on its origin, else a stored one.

@@ -94,6 +94,16 @@ public final class ResponseHead: Sendable {
         return index.joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
     }
 
+    /// The `Set-Cookie` fields, one per cookie: as received when the head was read from its
+    /// parts; split again where an `HTTPURLResponse` joined them (``SetCookie/unfold(_:)``,
+    /// which never splits inside an `Expires` date). Linear in the number of fields.
+    var setCookieFields: [String] {
+        if let given {
+            return given.value(forHTTPHeaderField: "Set-Cookie").map(SetCookie.unfold) ?? []
+        }
+        return fields.compactMap { HTTPHeaders.namesMatch($0.name, "Set-Cookie") ? $0.value : nil }
+    }
+
     /// The headers, in order; several fields of one name are joined into one, placed where the
     /// first of them stood. Linear in the number of fields, however many share a name.
     public var headers: HTTPHeaders {

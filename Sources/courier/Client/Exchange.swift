@@ -36,20 +36,24 @@ struct Exchange {
                 code = await stream(with: session)
             case .file(let path):
                 code = await collect(
-                    session.upload(
-                        URL(fileURLWithPath: path),
-                        to: options.plan.url,
-                        method: HTTPMethod(rawValue: options.plan.method),
-                        headers: options.plan.headers
+                    authenticating(
+                        session.upload(
+                            URL(fileURLWithPath: path),
+                            to: options.plan.url,
+                            method: HTTPMethod(rawValue: options.plan.method),
+                            headers: options.plan.headers
+                        )
                     )
                 )
             case .multipart:
                 code = await collect(
-                    session.upload(
-                        multipartFormData: form ?? MultipartFormData(),
-                        to: options.plan.url,
-                        method: HTTPMethod(rawValue: options.plan.method),
-                        headers: options.plan.headers
+                    authenticating(
+                        session.upload(
+                            multipartFormData: form ?? MultipartFormData(),
+                            to: options.plan.url,
+                            method: HTTPMethod(rawValue: options.plan.method),
+                            headers: options.plan.headers
+                        )
                     )
                 )
             }
@@ -104,8 +108,16 @@ struct Exchange {
     /// Lets through validation every status but one `--retry` is about to retry (see
     /// ``RetryValidation``), so the final answer is printed whole.
     func validatingForRetry<R: Request>(_ request: R) -> R {
+        authenticating(request)
         guard let retryPolicy else { return request }
         return request.validate(statusCode: RetryValidation(request: request, policy: retryPolicy))
+    }
+
+    /// `request`, answering the server's challenge with `--auth` under `--auth-type digest`.
+    @discardableResult
+    func authenticating<R: Request>(_ request: R) -> R {
+        guard let credential = options.plan.credential else { return request }
+        return request.authenticate(username: credential.user, password: credential.password, persistence: .none)
     }
 
     /// `1 attempt`, `3 attempts`.

@@ -24,6 +24,19 @@ struct RequestPlan: Equatable, Sendable {
         case multipart([MultipartPart])
     }
 
+    /// How `--auth` answers: `Authorization: Basic` sent with the request, or the server's
+    /// Digest challenge answered by Courier (`--auth-type`, as httpie's).
+    enum AuthType: String, Equatable, Sendable, CaseIterable {
+        case basic
+        case digest
+    }
+
+    /// A user and password that Courier answers the server's challenge with (`--auth-type digest`).
+    struct Credential: Equatable, Sendable {
+        let user: String
+        let password: String
+    }
+
     /// One part of a multipart form.
     enum MultipartPart: Equatable, Sendable {
         /// A text field.
@@ -46,13 +59,18 @@ struct RequestPlan: Equatable, Sendable {
     var headers: HTTPHeaders
     /// The body.
     var body: Body
+    /// The credential answering a Digest (or Basic) challenge, for `--auth-type digest`; with
+    /// Basic the credential is an `Authorization` header in ``headers`` instead.
+    var credential: Credential? = nil
 
     /// The plan for `courier [METHOD] URL [ITEM...]`.
     ///
     /// - Parameters:
     ///   - arguments: The positional arguments: an optional method, the URL, then the items.
     ///   - format: How fields are encoded when no file field asks for multipart.
-    ///   - basicCredentials: `user:password` for Basic authentication (`--auth`).
+    ///   - basicCredentials: `user:password` for authentication (`--auth`).
+    ///   - authType: How they are sent (`--auth-type`): as `Authorization: Basic`, or in answer to
+    ///     the server's Digest challenge.
     ///   - bearerToken: A token for `Authorization: Bearer` (`--bearer`).
     /// - Throws: ``RequestItemError`` for a missing URL, an item that does not parse, or items
     ///   that cannot go together (a body file with fields, raw JSON in a form).
@@ -60,6 +78,7 @@ struct RequestPlan: Equatable, Sendable {
         arguments: [String],
         format: BodyFormat = .json,
         basicCredentials: String? = nil,
+        authType: AuthType = .basic,
         bearerToken: String? = nil
     ) throws(RequestItemError) -> RequestPlan {
         var remaining = arguments[...]
@@ -115,11 +134,14 @@ struct RequestPlan: Equatable, Sendable {
         // Credentials in the URL (`http://user:pass@host/`) are --auth's, unless it was given:
         // out of the URL, they are never printed with it.
         let (url, urlCredentials) = RequestTarget.splittingUserInfo(try RequestTarget.url(from: target, query: query))
-        if let basicCredentials {
-            let (user, password) = split(credentials: basicCredentials)
-            headers.update(.authorization(username: user, password: password))
-        } else if bearerToken == nil, let (user, password) = urlCredentials {
-            headers.update(.authorization(username: user, password: password))
+        var credential: Credential?
+        var given = basicCredentials.map(split(credentials:))
+        if given == nil, bearerToken == nil, let (user, password) = urlCredentials { given = (user, password) }
+        if let (user, password) = given {
+            switch authType {
+            case .basic: headers.update(.authorization(username: user, password: password))
+            case .digest: credential = Credential(user: user, password: password)
+            }
         }
         if let bearerToken {
             headers.update(.authorization(bearerToken: bearerToken))
@@ -131,7 +153,8 @@ struct RequestPlan: Equatable, Sendable {
             method: method ?? (body == .none ? "GET" : "POST"),
             url: url,
             headers: headers,
-            body: body
+            body: body,
+            credential: credential
         )
     }
 

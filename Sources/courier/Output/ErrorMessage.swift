@@ -21,6 +21,9 @@ enum ErrorMessage {
             return "\(endpoint) sent a response that is not valid HTTP (\(error.errorDescription ?? "malformed"))"
         case .bodyTooLarge, .bufferLimitExceeded:
             return error.errorDescription ?? "the response is larger than the limit"
+        case .authenticationFailed:
+            let scheme = error.refusedAuthenticationScheme ?? "its"
+            return "\(endpoint) refused the credentials of --auth (\(scheme) authentication)"
         case .redirectFailed:
             switch error.redirectFailureReason {
             case .tooManyRedirects(let limit):

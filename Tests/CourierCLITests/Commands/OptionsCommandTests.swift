@@ -93,14 +93,32 @@ import Testing
             let followed = try await CourierRun.run(["--transport", transport.rawValue, "-F", "--check-status", url])
             #expect(followed.status == 0, "\(followed.errorOutput)")
             #expect(try jsonObject(followed.stdout)["url"] as? String == server.url("/get").absoluteString)
-            if transport == .nio {
-                let stopped = try await CourierRun.run(["--transport", "nio", "--check-status", "-h", url])
-                #expect(stopped.status == 3)
-                #expect(stopped.output.hasPrefix("HTTP/1.1 302 Found\n"))
-                let tooMany = try await CourierRun.run(["--transport", "nio", "-F", "--max-redirects", "1", url])
-                #expect(tooMany.status == 1)
-                #expect(tooMany.errorOutput.contains("too many redirects"))
-            }
+            // Courier follows redirects itself: not following, and the limit, work over both.
+            let stopped = try await CourierRun.run(["--transport", transport.rawValue, "--check-status", "-h", url])
+            #expect(stopped.status == 3)
+            #expect(stopped.output.hasPrefix("HTTP/1.1 302 Found\n"))
+            let tooMany = try await CourierRun.run([
+                "--transport", transport.rawValue, "-F", "--max-redirects", "1", url,
+            ])
+            #expect(tooMany.status == 1)
+            #expect(tooMany.errorOutput.contains("too many redirects"))
+        }
+    }
+
+    @Test(arguments: allTransports)
+    func digestAuthenticationAnswersTheChallenge(transport: TransportChoice) async throws {
+        try await TestServer.withRunningServer { server in
+            let url = server.url("/digest-auth/auth/ada/lovelace/SHA-256").absoluteString
+            let answered = try await CourierRun.run([
+                "--transport", transport.rawValue, "--check-status", "-A", "digest", "-a", "ada:lovelace", url,
+            ])
+            #expect(answered.status == 0, "\(answered.errorOutput)")
+            #expect(try jsonObject(answered.stdout)["authenticated"] as? Bool == true)
+            let refused = try await CourierRun.run([
+                "--transport", transport.rawValue, "--auth-type", "digest", "-a", "ada:wrong", url,
+            ])
+            #expect(refused.status == 1)
+            #expect(!refused.errorOutput.contains("wrong"), "the password is never printed")
         }
     }
 

@@ -121,3 +121,73 @@ import FoundationNetworking
         }
     }
 }
+
+/// Digest answered by Courier on both transports, against the test server's httpbin route.
+@Suite struct DigestCredentialTests {
+    private struct Answer: Decodable, Sendable {
+        let authenticated: Bool
+        let user: String
+    }
+
+    @Test(arguments: TransportKind.allCases, ["MD5", "SHA-256", "SHA-512"])
+    func aDigestChallengeIsAnsweredWithTheStrongestAlgorithm(transport: TransportKind, algorithm: String) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            for qop in ["auth", "auth-int"] {
+                let request = session.request(server.url("/digest-auth/\(qop)/ada/lovelace/\(algorithm)"))
+                    .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                let answer = try await request.validate().serializingDecodable(Answer.self).value
+                #expect(answer.authenticated && answer.user == "ada", "\(qop) \(algorithm)")
+                #expect(request.lastRequest?.value(forHTTPHeaderField: "Authorization") == nil, "answered per exchange")
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRefusedDigestCredentialFailsNamingTheScheme(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            let error = await failure(
+                of: session.request(server.url("/digest-auth/auth/ada/lovelace/SHA-256"))
+                    .authenticate(username: "ada", password: "not-it", persistence: .none)
+            )
+            #expect(error?.kind == .authenticationFailed)
+            #expect(error?.refusedAuthenticationScheme == "Digest")
+            await session.invalidate()
+        }
+    }
+}
+
+/// Cookies kept by the session on both transports, redirects included.
+@Suite struct SessionCookieTests {
+    @Test(arguments: TransportKind.allCases)
+    func cookiesSetOnARedirectAreSentOnItsNextRequestAndAfter(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // /cookies/set answers 302 to /cookies with the Set-Cookie: the next hop carries it.
+            let first = try await session.request(server.url("/cookies/set?flavour=oat"))
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(first["cookies"]?["flavour"] == "oat")
+            let later = try await session.request(server.url("/cookies"))
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(later["cookies"]?["flavour"] == "oat")
+            // The caller's own Cookie wins.
+            let own = try await session.request(server.url("/cookies"), headers: ["Cookie": "mine=1"])
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(own["cookies"] == ["mine": "1"])
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func withoutCookieStorageNoCookieIsKept(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.cookieStorage = nil }
+            let echo = try await session.request(server.url("/cookies/set?flavour=oat"))
+                .serializingDecodable([String: [String: String]].self).value
+            #expect(echo["cookies"]?.isEmpty == true)
+            await session.invalidate()
+        }
+    }
+}
