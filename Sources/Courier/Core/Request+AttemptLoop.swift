@@ -118,15 +118,15 @@ extension Request {
         if let cookies, !setsOwnCookie, let cookie = cookies.cookieHeader(for: head.url) {
             head.setHeader(cookie, for: "Cookie")
         }
-        guard let redirects = didCreateRequest(head, session: session, setsOwnCookie: setsOwnCookie) else { return }
+        guard let redirects = didCreateRequest(&head, session: session, setsOwnCookie: setsOwnCookie) else { return }
         let attempt = Attempt(
             request: self,
             head: head,
             body: body,
-            transport: session.transport,
+            transport: session.exchangeTransport,
             redirects: redirects
         )
-        let task = session.transport.makeTask(for: head, body: body, eventHandler: attempt)
+        let task = session.exchangeTransport.makeTask(for: head, body: body, eventHandler: attempt)
         didCreateTask(task, for: head, attempt: attempt)
     }
 }

@@ -106,3 +106,16 @@ extension Request {
         return self
     }
 }
+
+// How a request uses the session's HTTP cache.
+extension Request {
+    /// How this request uses the session's ``Session/Configuration/httpCache`` (after fetch's
+    /// `cache` option): ``RequestCacheMode/default`` by the rules, or skip it, reload, revalidate,
+    /// take any stored response, or only a stored one. Set it before the request starts. Without a
+    /// cache in the session it changes nothing.
+    @discardableResult
+    public func cache(_ mode: RequestCacheMode) -> Self {
+        mutableState.withLock { $0.cacheMode = mode }
+        return self
+    }
+}

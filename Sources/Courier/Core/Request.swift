@@ -107,6 +107,8 @@ public class Request: @unchecked Sendable {
         var redirects: [Redirect] = []
         /// The credential this request answers a `401` with (``Request/authenticate(with:)``).
         var credential: URLCredential?
+        /// How this request uses the session's cache (``Request/cache(_:)``).
+        var cacheMode = RequestCacheMode.default
         var downloadReporter = ProgressReporter()
 
         /// The validators and what they read, taken together: a validator added later does not run.
@@ -366,9 +368,10 @@ public class Request: @unchecked Sendable {
     /// redirects (this request's settings, else `session`'s).
     /// Returns `nil`, recording nothing, if the request ended meanwhile (while it was being
     /// adapted): no attempt is made then.
-    func didCreateRequest(_ head: RequestHead, session: Session, setsOwnCookie: Bool) -> RedirectSettings? {
+    func didCreateRequest(_ head: inout RequestHead, session: Session, setsOwnCookie: Bool) -> RedirectSettings? {
         let settings = mutableState.withLock { state -> RedirectSettings? in
             guard !state.machine.hasFinished else { return nil }
+            head.cacheMode = state.cacheMode
             state.requests.append(head)
             let storage = session.configuration.credentialStorage
             let origin = state.initialRequest?.url ?? head.url

@@ -76,6 +76,12 @@ public final class Session: RequestDelegate, Sendable {
         /// ``HTTPCookieStorageAdapter`` shares Foundation's `HTTPCookieStorage`; `nil` turns
         /// cookies off.
         public var cookieStorage: (any CookieStorage)? = CookieJar()
+        /// Courier's own HTTP cache (RFC 9111, a private cache), the same over both transports
+        /// and on Linux; `nil` (the default) caches nothing. One line turns it on:
+        /// `$0.httpCache = .memory()` or `try .disk(directory:)`. Each request may choose how it
+        /// uses it (``Request/cache(_:)``), and its metrics say where its answer came from
+        /// (``RequestMetrics/responseSource``).
+        public var httpCache: HTTPCache?
 
         /// The defaults.
         public init() {}
@@ -96,6 +102,9 @@ public final class Session: RequestDelegate, Sendable {
     private let defaultHeadersAreValid: Bool
     /// The transport that runs the attempts.
     public let transport: any Transport
+    /// What requests send their exchanges over: ``transport``, behind the ``Configuration/httpCache``
+    /// when there is one.
+    let exchangeTransport: any Transport
     /// Adapts and retries every request of the session, after each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
     /// Decides every request's redirects, unless the request has its own; `nil` follows them all.
@@ -149,7 +158,9 @@ public final class Session: RequestDelegate, Sendable {
         self.redirectHandler = redirectHandler
         defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
-        self.transport = transport ?? DefaultTransport.make()
+        let transport = transport ?? DefaultTransport.make()
+        self.transport = transport
+        exchangeTransport = configuration.httpCache.map { CachingTransport(base: transport, cache: $0) } ?? transport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)

@@ -35,6 +35,21 @@ public struct RequestHead: Sendable {
     /// transport need not check it again: about 4,000 instructions a request on Linux. Cleared
     /// when the URL changes.
     @_spi(CourierTransport) public internal(set) var isURLChecked = false
+    /// How the request uses Courier's ``HTTPCache``, when the session has one
+    /// (``Request/cache(_:)``); a `URLRequest`'s own `cachePolicy` counts when this is `default`.
+    var cacheMode = RequestCacheMode.default
+
+    /// The cache mode the head asks for: ``cacheMode``, else what the `URLRequest` it was read
+    /// from asks for with its `cachePolicy`.
+    var effectiveCacheMode: RequestCacheMode {
+        guard cacheMode == .default, let policy = source?.cachePolicy else { return cacheMode }
+        switch policy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData: return .reload
+        case .returnCacheDataElseLoad: return .forceCache
+        case .returnCacheDataDontLoad: return .onlyIfCached
+        default: return .default
+        }
+    }
 
     /// A head from its parts; the `URLRequest` is built only when asked for.
     public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = HTTPHeaders(), timeoutInterval: TimeInterval = 60)

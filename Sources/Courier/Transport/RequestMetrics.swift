@@ -21,6 +21,9 @@ public struct RequestMetrics: Sendable, Hashable {
     public var remoteAddress: String?
     /// The protocol used, as ALPN names it (`http/1.1`, `h2`), where the transport knows it.
     public var networkProtocolName: String?
+    /// Where the response came from: the network (the default), Courier's ``HTTPCache``, or
+    /// the cache after a revalidation.
+    public var responseSource: ResponseSource = .network
 
     /// Creates metrics; transports fill them in as an attempt runs.
     public init(

@@ -18,6 +18,34 @@ enum CachingRoutes {
                 )
                 return .respond(response)
             },
+            // Not httpbin's: a response with the caching headers the query names, counting the
+            // requests that reach it (`TestServer.attempts(forKey:)`), for clients' caches.
+            Route("/cached/:key", methods: Routes.anyMethod) { request, state in
+                let key = request.parameters["key"] ?? ""
+                let hit = state.recordAttempt(forKey: key)
+                var headers: [(String, String)] = [("Date", HTTPDate.now())]
+                if let cacheControl = request.queryValue("cache-control") {
+                    headers.append(("Cache-Control", cacheControl))
+                }
+                if let vary = request.queryValue("vary") { headers.append(("Vary", vary)) }
+                if let age = request.queryValue("age") { headers.append(("Age", age)) }
+                let failAfter = request.queryValue("fail-after").flatMap { Int($0) }
+                if let failAfter, hit > failAfter {
+                    return .respond(ServerResponse(status: .serviceUnavailable, headers: headers))
+                }
+                if let etag = request.queryValue("etag") {
+                    headers.append(("ETag", "\"\(etag)\""))
+                    if tagList(request.headers.first(name: "if-none-match")).contains(etag) {
+                        return .respond(ServerResponse(status: .notModified, headers: headers))
+                    }
+                }
+                let varied = request.queryValue("vary").flatMap { request.headers.first(name: $0) } ?? ""
+                var response = ServerResponse.json(
+                    .object(["key": .string(key), "hit": .int(hit), "varied": .string(varied)])
+                )
+                response.headers.append(contentsOf: headers)
+                return .respond(response)
+            },
             Route("/cache/:n") { request, _ in
                 guard let seconds = request.integerParameter("n") else { return RedirectRoutes.notFound }
                 var response = getResponse(request)

@@ -1,0 +1,365 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One exchange through Courier's ``HTTPCache``: the task a ``CachingTransport`` hands the
+/// request, and the event handler of the network task behind it, when there is one.
+///
+/// It plays a stored response (a hit, a `304`'s merged entry, a stale one on error, a `504` for
+/// `only-if-cached`) as a transport would: the head, the body in chunks read from the store
+/// (constant memory, whatever its size), then the completion, in order, one at a time, on a
+/// global queue, never in the caller of ``resume()``; ``suspend()`` pauses between chunks, and
+/// ``cancel()`` completes it with `URLError(.cancelled)` once. A network answer goes through
+/// to the request, its body written to the store on the way when the rules allow it.
+final class CacheExchangeTask: TransportTask, TransportEventHandler {
+    /// What the exchange does.
+    enum Plan {
+        /// Answer from the store, without the network.
+        case play(HTTPCachedResponse)
+        /// Answer `504 Gateway Timeout` without the network (`only-if-cached`, nothing stored).
+        case gatewayTimeout
+        /// Ask the network; a `304` answers with `revalidating` merged, when given.
+        case network(revalidating: HTTPCachedResponse?)
+    }
+
+    /// A stored response being played.
+    private struct Playback {
+        let head: HTTPCacheResponseHead
+        let body: HTTPCacheBody?
+        let source: ResponseSource
+        /// The network exchange's metrics (a revalidation's), or `nil` for a plain hit.
+        let networkMetrics: RequestMetrics?
+        let startDate: Date
+        var offset: Int64 = 0
+        var hasSentHead = false
+    }
+
+    private struct State {
+        var plan: Plan
+        var network: (any TransportTask)?
+        var isStarted = false
+        var isSuspended = false
+        var isCancelled = false
+        var isCompleted = false
+        /// A playback step is queued: there is never more than one.
+        var isStepScheduled = false
+        var playback: Playback?
+        /// Set at a `304` or an error status with a stale response to use: played once the
+        /// network exchange has completed.
+        var replacement: (response: HTTPCachedResponse, source: ResponseSource)?
+        var writer: HTTPCacheEntryWriter?
+        var hasForwardedHead = false
+        var requestTime = Date()
+    }
+
+    /// The most body bytes handed over in one piece when playing.
+    static let chunkSize = 64 * 1024
+
+    private let cache: HTTPCache
+    private let request: HTTPCacheRequest
+    /// The request's attempt; `nil` for a background refresh, which nobody waits for.
+    private let handler: (any TransportEventHandler)?
+    /// The key whose background refresh this is, ended with it.
+    private let refreshesKey: String?
+    private let state: Protected<State>
+
+    init(
+        cache: HTTPCache,
+        request: HTTPCacheRequest,
+        handler: (any TransportEventHandler)?,
+        plan: Plan,
+        refreshesKey: String? = nil
+    ) {
+        self.cache = cache
+        self.request = request
+        self.handler = handler
+        self.refreshesKey = refreshesKey
+        state = Protected(State(plan: plan))
+    }
+
+    /// Sends the exchange over `task` (a network task reporting to this one) once resumed.
+    func send(over task: any TransportTask) {
+        state.withLock { $0.network = task }
+    }
+
+    // MARK: - TransportTask
+
+    func resume() {
+        enum Action {
+            case none, schedule
+            case resumeNetwork(any TransportTask)
+        }
+        let action = state.withLock { state -> Action in
+            guard !state.isCompleted else { return .none }
+            state.isSuspended = false
+            if !state.isStarted {
+                state.isStarted = true
+                state.requestTime = Date()
+                switch state.plan {
+                case .play(let cached):
+                    state.playback = Playback(
+                        head: cached.head,
+                        body: cached.body,
+                        source: .cache,
+                        networkMetrics: nil,
+                        startDate: Date()
+                    )
+                case .gatewayTimeout:
+                    state.playback = Playback(
+                        head: HTTPCache.gatewayTimeoutHead,
+                        body: nil,
+                        source: .cache,
+                        networkMetrics: nil,
+                        startDate: Date()
+                    )
+                case .network:
+                    break
+                }
+            }
+            if state.playback != nil { return scheduleStep(&state) ? .schedule : .none }
+            if let network = state.network { return .resumeNetwork(network) }
+            return .none
+        }
+        switch action {
+        case .none: break
+        case .schedule: DispatchQueue.global().async { [self] in step() }
+        case .resumeNetwork(let network): network.resume()
+        }
+    }
+
+    func suspend() {
+        let network = state.withLock { state -> (any TransportTask)? in
+            state.isSuspended = true
+            return state.playback == nil ? state.network : nil
+        }
+        network?.suspend()
+    }
+
+    func cancel() {
+        enum Action {
+            case none, schedule
+            case cancelNetwork(any TransportTask)
+        }
+        let action = state.withLock { state -> Action in
+            guard !state.isCompleted, !state.isCancelled else { return .none }
+            state.isCancelled = true
+            if state.playback == nil, state.replacement == nil, let network = state.network {
+                return .cancelNetwork(network)
+            }
+            // Not started, playing, or waiting for the network to end before playing: the
+            // cancellation is reported by the next step.
+            if state.playback == nil {
+                state.playback = Playback(
+                    head: HTTPCache.gatewayTimeoutHead,
+                    body: nil,
+                    source: .cache,
+                    networkMetrics: nil,
+                    startDate: Date()
+                )
+            }
+            state.isSuspended = false
+            return scheduleStep(&state) ? .schedule : .none
+        }
+        switch action {
+        case .none: break
+        case .schedule: DispatchQueue.global().async { [self] in step() }
+        case .cancelNetwork(let network): network.cancel()
+        }
+    }
+
+    /// Marks a step queued unless one is; returns whether the caller must queue it.
+    private func scheduleStep(_ state: inout State) -> Bool {
+        guard !state.isStepScheduled, !state.isCompleted else { return false }
+        state.isStepScheduled = true
+        return true
+    }
+
+    // MARK: - Playing a stored response
+
+    /// Hands over the next part of the stored response: the head, a chunk of body, or the
+    /// completion; then queues the next step, unless suspended or done.
+    private func step() {
+        enum Action {
+            case none
+            case head(HTTPCacheResponseHead)
+            case body(HTTPCacheBody, offset: Int64)
+            case complete(URLError?, RequestMetrics)
+        }
+        let action = state.withLock { state -> Action in
+            state.isStepScheduled = false
+            guard !state.isCompleted, var playback = state.playback else { return .none }
+            if state.isCancelled {
+                state.isCompleted = true
+                return .complete(URLError(.cancelled), metrics(of: playback, received: playback.offset))
+            }
+            guard !state.isSuspended else { return .none }
+            if !playback.hasSentHead {
+                playback.hasSentHead = true
+                state.playback = playback
+                return .head(playback.head)
+            }
+            if let body = playback.body, request.method != "HEAD", playback.offset < body.count {
+                return .body(body, offset: playback.offset)
+            }
+            state.isCompleted = true
+            return .complete(nil, metrics(of: playback, received: playback.offset))
+        }
+        switch action {
+        case .none:
+            return
+        case .head(let head):
+            handler?.transportTask(self, didReceive: responseHead(head))
+        case .body(let body, let offset):
+            let chunk: Data
+            do {
+                chunk = try body.read(from: offset, maximumLength: Self.chunkSize)
+            } catch {
+                // The stored file could not be read to its length: the response is unusable.
+                let failure = URLError(
+                    .cannotDecodeContentData,
+                    userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
+                )
+                let metrics = state.withLock { state -> RequestMetrics? in
+                    guard !state.isCompleted, let playback = state.playback else { return nil }
+                    state.isCompleted = true
+                    return self.metrics(of: playback, received: playback.offset)
+                }
+                if let metrics { finish(with: failure, metrics: metrics) }
+                return
+            }
+            state.withLock { $0.playback?.offset += Int64(chunk.count) }
+            if !chunk.isEmpty { handler?.transportTask(self, didReceive: chunk) }
+        case .complete(let error, let metrics):
+            finish(with: error, metrics: metrics)
+            return
+        }
+        let next = state.withLock { state -> Bool in
+            guard !state.isSuspended || state.isCancelled else { return false }
+            return scheduleStep(&state)
+        }
+        if next { DispatchQueue.global().async { [self] in step() } }
+    }
+
+    private func metrics(of playback: Playback, received: Int64) -> RequestMetrics {
+        var metrics =
+            playback.networkMetrics
+            ?? RequestMetrics(startDate: playback.startDate, endDate: Date())
+        metrics.endDate = Date()
+        metrics.statusCode = playback.head.statusCode
+        metrics.bytesReceived = received
+        metrics.responseSource = playback.source
+        return metrics
+    }
+
+    private func responseHead(_ head: HTTPCacheResponseHead) -> ResponseHead {
+        ResponseHead(
+            url: request.url,
+            statusCode: head.statusCode,
+            httpVersion: "HTTP/1.1",
+            headerFields: head.headers.map { (name: $0.name, value: $0.value) }
+        )
+    }
+
+    private func finish(with error: URLError?, metrics: RequestMetrics) {
+        if let refreshesKey { cache.finishRefresh(forKey: refreshesKey) }
+        handler?.transportTask(self, didCompleteWith: error, metrics: metrics)
+    }
+
+    // MARK: - TransportEventHandler (the network task's events)
+
+    func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        transportTask(task, didReceive: ResponseHead(response))
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        let now = Date()
+        let cacheHead = HTTPCacheResponseHead(head)
+        cache.invalidate(after: request, response: cacheHead)
+        let (plan, requestTime, isCancelled) = state.withLock { ($0.plan, $0.requestTime, $0.isCancelled) }
+        if !isCancelled, case .network(let stored?) = plan, head.statusCode == 304,
+            let merged = cache.mergeNotModified(
+                cacheHead,
+                into: stored,
+                for: request,
+                requestTime: requestTime,
+                responseTime: now,
+                now: now
+            )
+        {
+            state.withLock { $0.replacement = (merged, .revalidatedCache) }
+            return
+        }
+        if !isCancelled, HTTPCache.staleIfErrorStatuses.contains(head.statusCode),
+            let stale = cache.staleResponseOnError(for: request, now: now)
+        {
+            state.withLock { $0.replacement = (stale, .cache) }
+            return
+        }
+        let writer = cache.writer(for: request, response: cacheHead, requestTime: requestTime, responseTime: now)
+        state.withLock { state in
+            state.writer = writer
+            state.hasForwardedHead = true
+        }
+        handler?.transportTask(self, didReceive: head)
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        let (writer, isReplaced) = state.withLock { ($0.writer, $0.replacement != nil) }
+        guard !isReplaced else { return }
+        writer?.write(data)
+        handler?.transportTask(self, didReceive: data)
+    }
+
+    func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
+    {
+        handler?.transportTask(self, didSendBodyBytes: totalBytesSent, of: totalBytesExpected)
+    }
+
+    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        enum Action {
+            case none
+            case forward
+            case play
+        }
+        let now = Date()
+        let (writer, replacement, hasForwardedHead, isCancelled) = state.withLock {
+            ($0.writer, $0.replacement, $0.hasForwardedHead, $0.isCancelled)
+        }
+        var played = replacement
+        if let writer {
+            if error == nil { _ = writer.commit() } else { writer.discard() }
+        }
+        // The network failed before any answer: a stale response within stale-if-error will do.
+        if played == nil, let error, error.code != .cancelled, !hasForwardedHead, !isCancelled,
+            let stale = cache.staleResponseOnError(for: request, now: now)
+        {
+            played = (stale, .cache)
+        }
+        let action = state.withLock { state -> Action in
+            // Cancelled while waiting to play: the cancellation was reported already.
+            guard !state.isCompleted else { return .none }
+            guard let played else {
+                state.isCompleted = true
+                return .forward
+            }
+            state.playback = Playback(
+                head: played.response.head,
+                body: played.response.body,
+                source: played.source,
+                networkMetrics: played.source == .revalidatedCache ? metrics : nil,
+                startDate: played.source == .revalidatedCache ? metrics.startDate : Date()
+            )
+            return scheduleStep(&state) ? .play : .none
+        }
+        switch action {
+        case .none:
+            break
+        case .forward:
+            finish(with: error, metrics: metrics)
+        case .play:
+            DispatchQueue.global().async { [self] in step() }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier's HTTP cache in front of both transports, against the test server's `/cached/:key`
+/// (which counts the requests that reach it).
+@Suite struct HTTPCacheSessionTests {
+    private struct Echo: Decodable, Sendable {
+        let key: String
+        let hit: Int
+        let varied: String
+    }
+
+    private static func session(_ transport: TransportKind) -> Session {
+        transport.makeSession { $0.httpCache = .memory() }
+    }
+
+    private static func fetch(
+        _ session: Session,
+        _ url: URL,
+        headers: HTTPHeaders = [:],
+        mode: RequestCacheMode = .default
+    ) async throws -> (echo: Echo, source: ResponseSource?) {
+        let request = session.request(url, headers: headers).cache(mode).validate()
+        let echo = try await request.serializingDecodable(Echo.self).value
+        return (echo, request.metrics?.responseSource)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFreshResponseIsServedWithoutTheNetwork(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "fresh-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60")
+            let first = try await Self.fetch(session, url)
+            #expect(first.echo.hit == 1 && first.source == .network)
+            let second = try await Self.fetch(session, url)
+            #expect(second.echo.hit == 1, "the stored body")
+            #expect(second.source == .cache)
+            #expect(server.attempts(forKey: key) == 1)
+            // The query is part of the key: another query goes to the network.
+            let other = try await Self.fetch(session, server.url("/cached/\(key)?cache-control=max-age%3D60&x=1"))
+            #expect(other.echo.hit == 2)
+            // reload and noStore skip the stored response.
+            #expect(try await Self.fetch(session, url, mode: .reload).echo.hit == 3)
+            #expect(try await Self.fetch(session, url, mode: .noStore).echo.hit == 4)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStaleResponseIsRevalidatedAndA304AnswersWithTheStoredBody(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "etag-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=no-cache&etag=v1")
+            let first = try await Self.fetch(session, url)
+            #expect(first.echo.hit == 1 && first.source == .network)
+            let second = try await Self.fetch(session, url)
+            #expect(second.echo.hit == 1, "the stored body after the 304")
+            #expect(second.source == .revalidatedCache)
+            #expect(server.attempts(forKey: key) == 2, "revalidated with the network")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func varyKeepsVariantsApart(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "vary-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60&vary=X-Flavour")
+            let oat = try await Self.fetch(session, url, headers: ["X-Flavour": "oat"])
+            #expect(oat.echo.varied == "oat")
+            let soy = try await Self.fetch(session, url, headers: ["X-Flavour": "soy"])
+            #expect(soy.echo.varied == "soy" && soy.source == .network)
+            let soyAgain = try await Self.fetch(session, url, headers: ["X-Flavour": "soy"])
+            #expect(soyAgain.source == .cache && soyAgain.echo.varied == "soy")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func onlyIfCachedAnswers504WithNothingStoredAndForceCacheTakesAStaleOne(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "only-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D0")
+            let missing = await session.request(url).cache(.onlyIfCached).serializingData(emptyResponseCodes: [504])
+                .response
+            #expect(missing.head?.statusCode == 504)
+            #expect(server.attempts(forKey: key) == 0)
+            _ = try await Self.fetch(session, url)
+            let forced = try await Self.fetch(session, url, mode: .forceCache)
+            #expect(forced.source == .cache && forced.echo.hit == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aPostInvalidatesTheURL(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "post-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60")
+            _ = try await Self.fetch(session, url)
+            _ = await session.request(url, method: .post).serializingData().response
+            let after = try await Self.fetch(session, url)
+            #expect(after.source == .network, "the POST removed the stored response")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func staleIfErrorAnswersWithTheStoredResponse(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "sie-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D0%2C%20stale-if-error%3D60&fail-after=1")
+            _ = try await Self.fetch(session, url)
+            let fallback = try await Self.fetch(session, url)
+            #expect(fallback.echo.hit == 1, "the stored response instead of the 503")
+            #expect(fallback.source == .cache)
+            #expect(server.attempts(forKey: key) == 2)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDiskCacheSurvivesANewSession(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let key = "disk-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60")
+            let first = transport.makeSession { $0.httpCache = try? .disk(directory: directory) }
+            _ = try await Self.fetch(first, url)
+            await first.invalidate()
+            let second = transport.makeSession { $0.httpCache = try? .disk(directory: directory) }
+            let again = try await Self.fetch(second, url)
+            #expect(again.source == .cache && again.echo.hit == 1)
+            await second.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func staleWhileRevalidateAnswersAtOnceAndRefreshesOnce(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "swr-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D0%2C%20stale-while-revalidate%3D60")
+            _ = try await Self.fetch(session, url)
+            let stale = try await Self.fetch(session, url)
+            #expect(stale.source == .cache && stale.echo.hit == 1, "the stale response, at once")
+            // The refresh reaches the server in the background: two requests in all (the
+            // second fetch sent none), or this throws after 30 s.
+            try await server.waitForRequests(2, timeout: .seconds(30))
+            await session.invalidate()
+        }
+    }
+}
