@@ -187,4 +187,58 @@ import Testing
             }
         }
     }
+
+    /// The README's redirect, cookie, cache and authentication examples (issue 15), verbatim but
+    /// for the server's address.
+    @Test(arguments: [false, true])
+    func redirectCookieCacheAndAuthenticationExamplesWork(overAsyncHTTPClient: Bool) async throws {
+        try await TestServer.withRunningServer { server in
+            let base = server.baseURL.absoluteString
+            let session = overAsyncHTTPClient ? Session() : Session(transport: .urlSession)
+
+            let redirect = await session.request("\(base)/redirect/1")
+                .redirect(using: .doNotFollow)
+                .serializingData().response
+            #expect(redirect.head?.statusCode == 302)
+
+            let tagged = session.request("\(base)/redirect/2").redirect(
+                using: .modify { _, next, _ in
+                    var next = next
+                    next.setValue("yes", forHTTPHeaderField: "X-Redirected")
+                    return next
+                }
+            )
+            _ = try await tagged.serializingData().value
+            #expect(tagged.redirects.count == 2)
+            #expect(tagged.redirects.allSatisfy { $0.nextRequest.headers["X-Redirected"] == "yes" })
+
+            let jar = CookieJar()
+            let withCookies = Session(
+                configuration: .init { $0.cookieStorage = jar },
+                transport: overAsyncHTTPClient ? nil : URLSessionTransport()
+            )
+            _ = try await withCookies.request("\(base)/cookies/set?flavour=oat").serializingData().value
+            #expect(jar.cookies(for: server.baseURL).map(\.name) == ["flavour"])
+
+            let cached = Session(
+                configuration: .init { $0.httpCache = .memory(byteLimit: 50 << 20) },
+                transport: overAsyncHTTPClient ? nil : URLSessionTransport()
+            )
+            let first = cached.request("\(base)/cache/60")
+            _ = try await first.serializingData().value
+            let second = cached.request("\(base)/cache/60")
+            _ = try await second.serializingData().value
+            #expect(first.metrics?.responseSource == .network)
+            #expect(second.metrics?.responseSource == .cache)
+            _ = try await cached.request("\(base)/cache/60").cache(.noCache).serializingData().value
+
+            let profile = try await session.request("\(base)/basic-auth/ada/lovelace")
+                .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                .validate()
+                .serializingData().value
+            #expect(!profile.isEmpty)
+            await withCookies.invalidate()
+            await cached.invalidate()
+        }
+    }
 }
