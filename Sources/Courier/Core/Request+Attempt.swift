@@ -20,7 +20,7 @@ extension Request {
     /// ``TransportEventHandler`` itself, so nothing outside Courier can feed it events.
     ///
     /// `@unchecked Sendable` for ``hops`` alone, which is written once: by this attempt's
-    /// transport events, at the first redirect, before anything else reads it. Those events
+    /// transport events, at the first redirect or `401`, before anything else reads it. Those events
     /// never overlap (the ``TransportEventHandler`` contract); an exchange's events begin only
     /// after the previous exchange's completion has made the next one under the request's lock;
     /// and the work that reads it on other threads (a handler's decision) starts after it is
@@ -39,9 +39,10 @@ extension Request {
         /// The attempt's first request, and its redirect rules: what ``hops`` starts from.
         private let head: RequestHead
         private let rules: Hops.Rules
-        /// The attempt's redirects, made at the first: from then on every event goes through
-        /// them. Until then (for nearly every request) events go straight to the request, and an
-        /// attempt makes nothing and takes no lock for redirects it does not meet.
+        /// The attempt's redirects and answered challenges, made at the first redirect or `401`:
+        /// from then on every event goes through them. Until then (for nearly every request)
+        /// events go straight to the request, and an attempt makes nothing and takes no lock for
+        /// redirects it does not meet.
         private var hops: Protected<Hops>?
 
         init(

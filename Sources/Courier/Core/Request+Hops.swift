@@ -25,6 +25,7 @@ extension Request {
     /// | following  | completion (any outcome)            | forwarding | record the redirect, start the next hop  |
     /// | forwarding | a `401` the request has a credential for | following | none: the answer is sent at its end |
     /// | forwarding | a `401` again after an answer        | failing    | cancel the exchange (authentication failed) |
+    /// | forwarding | a `401` again, its Digest nonce stale (once) | following | none: answered again with the new nonce |
     /// | failing    | completion                          | failing    | the attempt fails with the refusal       |
     /// | forwarding | body, completion                    | forwarding | hand them to the request                 |
     struct Hops {
@@ -100,6 +101,7 @@ extension Request {
         init(head: RequestHead, rules: Rules) {
             current = head
             self.rules = rules
+            visited = [RedirectPolicy.loopKey(of: head)]
         }
 
         /// What to do with a response head.
@@ -125,6 +127,10 @@ extension Request {
             answer: ChallengeResponder.Answer? = nil
         ) -> HeadAction {
             guard case .forwarding = phase else { return .none }
+            // A response that sets a cookie changes what the requests made so far would send:
+            // going back to one of them is no loop (a login's round trip). The limit still holds.
+            let setsCookie = response.value(forHTTPHeaderField: "Set-Cookie") != nil
+            if setsCookie { visited.removeAll() }
             if let scheme = answeredScheme {
                 answeredScheme = nil
                 // A Digest nonce gone stale is answered once more, with the new one.
@@ -145,7 +151,9 @@ extension Request {
                     phase = .failing(.authenticationFailed(scheme: scheme))
                     return .cancelTask
                 }
-                accepted = unconfirmed
+                // Kept only once the server has answered the credentialed request with success
+                // (or a redirect): a 500 says nothing of the credential.
+                if response.statusCode < 400 { accepted = unconfirmed }
                 unconfirmed = nil
             }
             if let answer, response.statusCode == 401, bodyIsReplayable || dropsBody {
@@ -178,10 +186,7 @@ extension Request {
             case .follow(let hop):
                 if !hop.dropsBody, !dropsBody, !bodyIsReplayable { return .forward }
                 let next = current.redirected(by: hop)
-                // A redirect that sets a cookie may rightly lead back to the same URL (a login,
-                // a cookie check): it is not taken for a loop.
-                let setsCookie = response.value(forHTTPHeaderField: "Set-Cookie") != nil
-                if let refusal = refusal(of: next, checkingLoop: !setsCookie) {
+                if let refusal = refusal(of: next) {
                     phase = .failing(refusal)
                     return .cancelTask
                 }
@@ -281,7 +286,9 @@ extension Request {
             case .following(let response, let next, true, _, _):
                 return advance(from: response, to: next, metrics: completion.metrics)
             case .following(_, let next, false, _, _):
-                current = next
+                // `current` stays the request without the answer's `Authorization`: a redirect
+                // from here starts from it, and the next challenge is answered for its own URL
+                // and method (a Digest answer names both); nor is the credential recorded.
                 phase = .forwarding
                 return .startNextExchange(next, redirect: nil)
             }
@@ -290,8 +297,17 @@ extension Request {
         /// The handler decided: follow with `next` (`.success(head)`), stop (`.success(nil)`), or
         /// the request it returned cannot be sent (`.failure`).
         mutating func decided(_ decision: Result<RequestHead?, CourierError>) -> NextAction {
-            guard case .deciding(let response, _, let kept) = phase else { return .none }
+            guard case .deciding(let response, let proposed, let kept) = phase else { return .none }
             var refusal: CourierError?
+            var decision = decision
+            // A handler that sends the request to another origin than the one proposed sends
+            // it without the credential headers, as a redirect there would.
+            if case .success(var next?) = decision, !RedirectPolicy.isSameOrigin(proposed.url, next.url) {
+                for name in RedirectPolicy.credentialHeaders where next.headers.value(for: name) != nil {
+                    next.setHeader(nil, for: name)
+                }
+                decision = .success(next)
+            }
             switch decision {
             case .failure(let error):
                 refusal = error
@@ -303,7 +319,7 @@ extension Request {
                     return .replay(response, kept)
                 }
             case .success(let next?):
-                refusal = self.refusal(of: next, checkingLoop: response.value(forHTTPHeaderField: "Set-Cookie") == nil)
+                refusal = self.refusal(of: next)
                 if refusal == nil {
                     if let completion = kept.completion {
                         return advance(from: response, to: next, metrics: completion.metrics)
@@ -353,13 +369,12 @@ extension Request {
 
         /// Why `next` must not be sent, if it must not: past the limit, a downgrade to `http`, or
         /// a request this attempt has made already.
-        private mutating func refusal(of next: RequestHead, checkingLoop: Bool) -> CourierError? {
+        private mutating func refusal(of next: RequestHead) -> CourierError? {
             if count >= rules.limit { return .redirectFailed(.tooManyRedirects(limit: rules.limit)) }
             if !rules.allowsInsecureRedirects, RedirectPolicy.isDowngrade(from: current.url, to: next.url) {
                 return .redirectFailed(.insecureRedirect(url: next.url.absoluteString))
             }
-            if visited.isEmpty { visited.insert(RedirectPolicy.loopKey(of: current)) }
-            if checkingLoop, visited.contains(RedirectPolicy.loopKey(of: next)) {
+            if visited.contains(RedirectPolicy.loopKey(of: next)) {
                 return .redirectFailed(.loop(url: next.url.absoluteString))
             }
             return nil

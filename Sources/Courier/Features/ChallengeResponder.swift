@@ -36,9 +36,11 @@ struct ChallengeResponder: Sendable {
     /// supports or no credential for it. `body` is the request's body when it is in memory, for
     /// Digest's `auth-int`.
     func answer(to response: ResponseHead, for head: RequestHead, body: Data? = nil) -> Answer? {
-        guard response.statusCode == 401, let field = response.value(forHTTPHeaderField: "WWW-Authenticate") else {
-            return nil
-        }
+        // A request that carries its own `Authorization` (a token from an interceptor, user
+        // info from its URL) meant that one: a 401 to it is the answer, not a cue to try another.
+        guard response.statusCode == 401, head.headers.value(for: "Authorization") == nil,
+            let field = response.value(forHTTPHeaderField: "WWW-Authenticate")
+        else { return nil }
         let challenges = AuthenticationChallenge.parse(field)
         guard let preferred = PreferredChallenge.strongest(in: challenges, bodyAvailable: body != nil) else {
             return nil

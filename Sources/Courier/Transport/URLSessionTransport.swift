@@ -659,15 +659,17 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        let method = challenge.protectionSpace.authenticationMethod
+        #if canImport(FoundationNetworking)
+        // Every HTTP challenge, proxies' too: FoundationNetworking can answer none of them safely.
         let httpMethods = [
             NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
             NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
         ]
-        guard httpMethods.contains(challenge.protectionSpace.authenticationMethod) else {
+        guard httpMethods.contains(method) else {
             completionHandler(.performDefaultHandling, nil)
             return
         }
-        #if canImport(FoundationNetworking)
         // FoundationNetworking raises these with the response; cancelling ends the task, which
         // then reports that response.
         guard let response = challenge.failureResponse as? HTTPURLResponse else {
@@ -677,7 +679,16 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
         task(for: sessionTask)?.didDeclineChallenge(with: response)
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
-        // Apple's URLSession then delivers the 401 itself.
+        // Only what Courier answers itself (a server's Basic or Digest): a proxy's challenge,
+        // NTLM and Negotiate (single sign-on) keep Apple's own handling. Rejected, the space
+        // is passed over and URLSession delivers the 401 for the request to answer.
+        let answeredByCourier = [
+            NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodDefault,
+        ]
+        guard answeredByCourier.contains(method), !challenge.protectionSpace.isProxy() else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
         completionHandler(.rejectProtectionSpace, nil)
         #endif
     }

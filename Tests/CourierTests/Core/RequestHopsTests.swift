@@ -399,4 +399,71 @@ import Testing
             return
         }
     }
+
+    @Test func anAnsweredChallengeIsNeitherRecordedNorCarriedIntoARedirect() throws {
+        var hops = try Self.hops()
+        let answered = RequestHead(
+            method: .get,
+            url: try #require(URL(string: "http://example.org/a")),
+            headers: ["Authorization": "Digest uri=\"/a\""]
+        )
+        let answer = ChallengeResponder.Answer(next: answered, scheme: "Digest", isStale: false, remember: nil)
+        let challenge = ResponseHead(
+            url: try #require(URL(string: "http://example.org/a")),
+            statusCode: 401,
+            httpVersion: "HTTP/1.1",
+            headerFields: [("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n\"")]
+        )
+        guard case .none = hops.receive(challenge, bodyIsReplayable: true, answer: answer) else {
+            Issue.record("answered")
+            return
+        }
+        guard case .startNextExchange(let sent, nil) = hops.complete(Self.completion) else {
+            Issue.record("the answer is sent")
+            return
+        }
+        #expect(sent.headers["Authorization"] != nil)
+        #expect(hops.current.headers["Authorization"] == nil, "the answer is not the request's")
+        // The answer's response redirects on the same origin: the next request carries no
+        // stale answer (its own 401 gets a fresh one, for its own URL).
+        _ = hops.receive(Self.response(301, location: "/a/"), bodyIsReplayable: true)
+        let redirect = try #require(Self.started(hops.complete(Self.completion)))
+        #expect(redirect.nextRequest.headers["Authorization"] == nil)
+        #expect(redirect.request.headers["Authorization"] == nil, "nor is it recorded")
+    }
+
+    @Test func aCookieSetOnTheWayMakesAReturnNoLoop() throws {
+        var hops = try Self.hops(.get, "http://example.org/a")
+        let toLogin = ResponseHead(
+            url: try #require(URL(string: "http://example.org/a")),
+            statusCode: 302,
+            httpVersion: "HTTP/1.1",
+            headerFields: [("Location", "/login"), ("Set-Cookie", "s=1")]
+        )
+        _ = hops.receive(toLogin, bodyIsReplayable: true)
+        #expect(Self.started(hops.complete(Self.completion)) != nil)
+        guard case .none = hops.receive(Self.response(302, location: "/a"), bodyIsReplayable: true) else {
+            Issue.record("back to /a, now with the cookie: no loop")
+            return
+        }
+    }
+
+    @Test func aHandlerSendingTheRequestElsewhereLeavesTheCredentialsBehind() throws {
+        var hops = try Self.hops(headers: ["Authorization": "Bearer t"], asks: nil)
+        guard case .ask(let proposed) = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("asked")
+            return
+        }
+        #expect(proposed.headers["Authorization"] == "Bearer t", "same origin: kept")
+        var elsewhere = proposed
+        elsewhere = RequestHead(
+            method: elsewhere.method,
+            url: try #require(URL(string: "http://mirror.example.net/b")),
+            headers: elsewhere.headers
+        )
+        _ = hops.decided(.success(elsewhere))
+        let redirect = try #require(Self.started(hops.complete(Self.completion)))
+        #expect(redirect.nextRequest.headers["Authorization"] == nil)
+    }
 }

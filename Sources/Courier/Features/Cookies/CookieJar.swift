@@ -127,7 +127,9 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
     }
 
     private func matching(_ url: URL, markingAccess: Bool) -> [Cookie] {
-        guard let origin = CookieOrigin(url) else { return [] }
+        // Every request asks, and most jars hold nothing for it: an empty jar answers before the
+        // URL is parsed or the clock read.
+        guard !state.withLock({ $0.entries.isEmpty }), let origin = CookieOrigin(url) else { return [] }
         let now = self.now()
         return state.withLock { $0.matching(origin, now: now, markingAccess: markingAccess) }
     }
