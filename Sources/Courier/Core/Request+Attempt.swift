@@ -186,7 +186,14 @@ extension Request {
                         willBeRedirectedTo: proposed.urlRequest,
                         for: httpResponse
                     )
-                    decision = Self.checked(answer)
+                    // The request's cache mode goes on with whatever request the handler returns.
+                    decision = Self.checked(answer).map { head in
+                        head.map { head in
+                            var head = head
+                            head.cacheMode = proposed.cacheMode
+                            return head
+                        }
+                    }
                 } else {
                     // No HTTPURLResponse can be made for this URL: nothing to ask with, so the
                     // rules alone decide.

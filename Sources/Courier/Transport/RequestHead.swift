@@ -45,6 +45,7 @@ public struct RequestHead: Sendable {
         guard cacheMode == .default, let policy = source?.cachePolicy else { return cacheMode }
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData: return .reload
+        case .reloadRevalidatingCacheData: return .noCache
         case .returnCacheDataElseLoad: return .forceCache
         case .returnCacheDataDontLoad: return .onlyIfCached
         default: return .default

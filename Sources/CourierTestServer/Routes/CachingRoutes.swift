@@ -29,15 +29,20 @@ enum CachingRoutes {
                 }
                 if let vary = request.queryValue("vary") { headers.append(("Vary", vary)) }
                 if let age = request.queryValue("age") { headers.append(("Age", age)) }
+                if let cookie = request.queryValue("set-cookie") { headers.append(("Set-Cookie", cookie)) }
                 let failAfter = request.queryValue("fail-after").flatMap { Int($0) }
                 if let failAfter, hit > failAfter {
                     return .respond(ServerResponse(status: .serviceUnavailable, headers: headers))
                 }
                 if let etag = request.queryValue("etag") {
-                    headers.append(("ETag", "\"\(etag)\""))
                     if tagList(request.headers.first(name: "if-none-match")).contains(etag) {
+                        // `not-modified-etag` makes the 304 name another version than the one
+                        // asked about, as a confused server (or a changed one) might.
+                        let answered = request.queryValue("not-modified-etag") ?? etag
+                        headers.append(("ETag", "\"\(answered)\""))
                         return .respond(ServerResponse(status: .notModified, headers: headers))
                     }
+                    headers.append(("ETag", "\"\(etag)\""))
                 }
                 let varied = request.queryValue("vary").flatMap { request.headers.first(name: $0) } ?? ""
                 var response = ServerResponse.json(

@@ -10,7 +10,8 @@ import FoundationNetworking
 /// It plays a stored response (a hit, a `304`'s merged entry, a stale one on error, a `504` for
 /// `only-if-cached`) as a transport would: the head, the body in chunks read from the store
 /// (constant memory, whatever its size), then the completion, in order, one at a time, on a
-/// global queue, never in the caller of ``resume()``; ``suspend()`` pauses between chunks, and
+/// global queue (a step hands its part over before the next is queued), never in the caller of
+/// ``resume()``; ``suspend()`` pauses between chunks, and
 /// ``cancel()`` completes it with `URLError(.cancelled)` once. A network answer goes through
 /// to the request, its body written to the store on the way when the rules allow it.
 final class CacheExchangeTask: TransportTask, TransportEventHandler {
@@ -43,7 +44,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         var isSuspended = false
         var isCancelled = false
         var isCompleted = false
-        /// A playback step is queued: there is never more than one.
+        /// A playback step is queued or running: there is never more than one.
         var isStepScheduled = false
         var playback: Playback?
         /// Set at a `304` or an error status with a stale response to use: played once the
@@ -52,6 +53,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         var writer: HTTPCacheEntryWriter?
         var hasForwardedHead = false
         var requestTime = Date()
+        /// A `304` for another representation than the stored one answered the cache's own
+        /// conditions: its events are dropped, and the request goes again without them.
+        var isResending = false
     }
 
     /// The most body bytes handed over in one piece when playing.
@@ -63,6 +67,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     private let handler: (any TransportEventHandler)?
     /// The key whose background refresh this is, ended with it.
     private let refreshesKey: String?
+    /// Makes a network task for the request as the caller made it (without the cache's own
+    /// conditions), reporting to this exchange: for a `304` that does not match what is stored.
+    private let resend: (@Sendable (CacheExchangeTask) -> any TransportTask)?
     private let state: Protected<State>
 
     init(
@@ -70,12 +77,14 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         request: HTTPCacheRequest,
         handler: (any TransportEventHandler)?,
         plan: Plan,
-        refreshesKey: String? = nil
+        refreshesKey: String? = nil,
+        resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil
     ) {
         self.cache = cache
         self.request = request
         self.handler = handler
         self.refreshesKey = refreshesKey
+        self.resend = resend
         state = Protected(State(plan: plan))
     }
 
@@ -145,7 +154,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let action = state.withLock { state -> Action in
             guard !state.isCompleted, !state.isCancelled else { return .none }
             state.isCancelled = true
-            if state.playback == nil, state.replacement == nil, let network = state.network {
+            if state.playback == nil, let network = state.network {
+                // Its completion (cancelled) ends the exchange, replacement or not.
+                state.replacement = nil
                 return .cancelNetwork(network)
             }
             // Not started, playing, or waiting for the network to end before playing: the
@@ -187,14 +198,22 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             case body(HTTPCacheBody, offset: Int64)
             case complete(URLError?, RequestMetrics)
         }
+        // The step keeps `isStepScheduled` set until it has handed its part over, so that a
+        // resume() or cancel() meanwhile queues no second step: parts never overlap.
         let action = state.withLock { state -> Action in
-            state.isStepScheduled = false
-            guard !state.isCompleted, var playback = state.playback else { return .none }
+            guard !state.isCompleted, var playback = state.playback else {
+                state.isStepScheduled = false
+                return .none
+            }
             if state.isCancelled {
                 state.isCompleted = true
+                state.isStepScheduled = false
                 return .complete(URLError(.cancelled), metrics(of: playback, received: playback.offset))
             }
-            guard !state.isSuspended else { return .none }
+            guard !state.isSuspended else {
+                state.isStepScheduled = false
+                return .none
+            }
             if !playback.hasSentHead {
                 playback.hasSentHead = true
                 state.playback = playback
@@ -204,6 +223,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 return .body(body, offset: playback.offset)
             }
             state.isCompleted = true
+            state.isStepScheduled = false
             return .complete(nil, metrics(of: playback, received: playback.offset))
         }
         switch action {
@@ -222,6 +242,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                     userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
                 )
                 let metrics = state.withLock { state -> RequestMetrics? in
+                    state.isStepScheduled = false
                     guard !state.isCompleted, let playback = state.playback else { return nil }
                     state.isCompleted = true
                     return self.metrics(of: playback, received: playback.offset)
@@ -236,8 +257,11 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             return
         }
         let next = state.withLock { state -> Bool in
-            guard !state.isSuspended || state.isCancelled else { return false }
-            return scheduleStep(&state)
+            guard !state.isCompleted, !state.isSuspended || state.isCancelled else {
+                state.isStepScheduled = false
+                return false
+            }
+            return true  // Still marked: the next step is this one's.
         }
         if next { DispatchQueue.global().async { [self] in step() } }
     }
@@ -247,7 +271,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             playback.networkMetrics
             ?? RequestMetrics(startDate: playback.startDate, endDate: Date())
         metrics.endDate = Date()
-        metrics.statusCode = playback.head.statusCode
+        // Cancelled before its head went out, it answered nothing.
+        metrics.statusCode = playback.hasSentHead ? playback.head.statusCode : nil
         metrics.bytesReceived = received
         metrics.responseSource = playback.source
         return metrics
@@ -264,6 +289,15 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
 
     private func finish(with error: URLError?, metrics: RequestMetrics) {
         if let refreshesKey { cache.finishRefresh(forKey: refreshesKey) }
+        // What the exchange held is let go: the network task (which holds this exchange as its
+        // handler: a cycle until now) and the stored body (an open file, for the disk store).
+        state.withLock { state in
+            state.network = nil
+            state.playback = nil
+            state.replacement = nil
+            state.writer = nil
+            state.plan = .gatewayTimeout
+        }
         handler?.transportTask(self, didCompleteWith: error, metrics: metrics)
     }
 
@@ -278,23 +312,33 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let cacheHead = HTTPCacheResponseHead(head)
         cache.invalidate(after: request, response: cacheHead)
         let (plan, requestTime, isCancelled) = state.withLock { ($0.plan, $0.requestTime, $0.isCancelled) }
-        if !isCancelled, case .network(let stored?) = plan, head.statusCode == 304,
-            let merged = cache.mergeNotModified(
+        if !isCancelled, case .network(let stored?) = plan, head.statusCode == 304 {
+            if let merged = cache.mergeNotModified(
                 cacheHead,
                 into: stored,
                 for: request,
                 requestTime: requestTime,
                 responseTime: now,
                 now: now
-            )
-        {
-            state.withLock { $0.replacement = (merged, .revalidatedCache) }
-            return
+            ) {
+                state.withLock { $0.replacement = (merged, .revalidatedCache) }
+            } else if resend != nil {
+                // A 304 for another representation than the one stored (which is gone now):
+                // the request goes again as its caller made it.
+                state.withLock { $0.isResending = true }
+            }
+            if state.withLock({ $0.replacement != nil || $0.isResending }) {
+                // Nothing more of this exchange is needed: it ends now (its body is dropped).
+                task.cancel()
+                return
+            }
         }
         if !isCancelled, HTTPCache.staleIfErrorStatuses.contains(head.statusCode),
             let stale = cache.staleResponseOnError(for: request, now: now)
         {
             state.withLock { $0.replacement = (stale, .cache) }
+            // The error's body is not waited for (a server could stream it without end).
+            task.cancel()
             return
         }
         let writer = cache.writer(for: request, response: cacheHead, requestTime: requestTime, responseTime: now)
@@ -306,7 +350,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     }
 
     func transportTask(_ task: any TransportTask, didReceive data: Data) {
-        let (writer, isReplaced) = state.withLock { ($0.writer, $0.replacement != nil) }
+        let (writer, isReplaced) = state.withLock { ($0.writer, $0.replacement != nil || $0.isResending) }
         guard !isReplaced else { return }
         writer?.write(data)
         handler?.transportTask(self, didReceive: data)
@@ -322,25 +366,34 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             case none
             case forward
             case play
+            case resend
         }
         let now = Date()
-        let (writer, replacement, hasForwardedHead, isCancelled) = state.withLock {
-            ($0.writer, $0.replacement, $0.hasForwardedHead, $0.isCancelled)
+        let (writer, replacement, hasForwardedHead, isCancelled, isResending) = state.withLock {
+            ($0.writer, $0.replacement, $0.hasForwardedHead, $0.isCancelled, $0.isResending)
         }
-        var played = replacement
         if let writer {
             if error == nil { _ = writer.commit() } else { writer.discard() }
         }
+        var played = replacement
         // The network failed before any answer: a stale response within stale-if-error will do.
-        if played == nil, let error, error.code != .cancelled, !hasForwardedHead, !isCancelled,
+        if played == nil, !isResending, let error, error.code != .cancelled, !hasForwardedHead, !isCancelled,
             let stale = cache.staleResponseOnError(for: request, now: now)
         {
             played = (stale, .cache)
         }
         let action = state.withLock { state -> Action in
+            state.network = nil
+            state.writer = nil
             // Cancelled while waiting to play: the cancellation was reported already.
             guard !state.isCompleted else { return .none }
-            guard let played else {
+            if state.isResending, !state.isCancelled {
+                state.isResending = false
+                state.plan = .network(revalidating: nil)
+                return .resend
+            }
+            // A background refresh has stored what it got: nobody waits for a playback.
+            guard let played, handler != nil, !state.isCancelled else {
                 state.isCompleted = true
                 return .forward
             }
@@ -348,8 +401,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 head: played.response.head,
                 body: played.response.body,
                 source: played.source,
-                networkMetrics: played.source == .revalidatedCache ? metrics : nil,
-                startDate: played.source == .revalidatedCache ? metrics.startDate : Date()
+                networkMetrics: metrics,
+                startDate: metrics.startDate
             )
             return scheduleStep(&state) ? .play : .none
         }
@@ -357,9 +410,18 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         case .none:
             break
         case .forward:
-            finish(with: error, metrics: metrics)
+            // A cancelled replacement or resend reports the cancellation, not the dropped exchange.
+            finish(with: isCancelled && error == nil ? URLError(.cancelled) : error, metrics: metrics)
         case .play:
             DispatchQueue.global().async { [self] in step() }
+        case .resend:
+            guard let resend else { return }
+            let network = resend(self)
+            let runs = state.withLock { state -> Bool in
+                state.network = network
+                return !state.isSuspended
+            }
+            if runs { network.resume() }
         }
     }
 }

@@ -8,7 +8,8 @@ import FoundationNetworking
 /// makes (a redirect's too), the same way over URLSession and AsyncHTTPClient: a fresh stored
 /// response is played without the network; a stale one is revalidated, and a `304` answers with
 /// the stored body; a response the rules allow is stored as its body streams through; an error
-/// (or a `5xx`) within a response's `stale-if-error` window answers with the stored one.
+/// (or a `500`, `502`, `503` or `504`) within a response's `stale-if-error` window answers with
+/// the stored one.
 ///
 /// The session makes it when ``Session/Configuration/httpCache`` is set; requests see no
 /// difference but ``RequestMetrics/responseSource``.
@@ -58,11 +59,21 @@ final class CachingTransport: Transport {
         case .revalidate(let cached, let conditionalHeaders):
             var conditional = head
             conditional.addHeaders(conditionalHeaders, replacing: true)
+            // A 304 to the cache's own conditions that matches nothing stored is no answer for
+            // a caller who asked without them: the request then goes again as it was made.
+            let callerIsConditional = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"]
+                .contains { head.headers.value(for: $0) != nil }
+            let base = self.base
+            var resend: (@Sendable (CacheExchangeTask) -> any TransportTask)?
+            if !callerIsConditional {
+                resend = { exchange in base.makeTask(for: head, body: body, eventHandler: exchange) }
+            }
             exchange = CacheExchangeTask(
                 cache: cache,
                 request: request,
                 handler: eventHandler,
-                plan: .network(revalidating: cached)
+                plan: .network(revalidating: cached),
+                resend: resend
             )
             exchange.send(over: base.makeTask(for: conditional, body: body, eventHandler: exchange))
         case .miss:

@@ -1,3 +1,4 @@
+import CourierHashes
 import Foundation
 
 /// How the cache names entries: a primary key of the method and the normalised URL, and the
@@ -61,8 +62,18 @@ enum HTTPCacheKey {
         for name in names {
             if let value = requestHeaders.value(for: name) { selected[name] = normalisedValue(value) }
         }
+        // Whatever `Vary` says, a response to one credential is never served to a request with
+        // another, or with none: a session shared by several users must not hand one's data to
+        // another. Kept as a digest, so no credential is ever stored.
+        if let authorization = requestHeaders.value(for: "Authorization") {
+            selected[authorizationFingerprintName] = SHA256.hexDigest(of: Array(authorization.utf8))
+        }
         return selected
     }
+
+    /// Where ``selectedHeaders(_:of:)`` keeps the request's `Authorization` digest: a name no
+    /// header can have.
+    static let authorizationFingerprintName = ":authorization"
 
     /// Whether a request with `requestHeaders` may be served a response stored with
     /// `responseHeaders` for a request whose `Vary`-named headers were `selected`. `Vary: *`

@@ -117,14 +117,19 @@ extension HTTPCachePolicy {
 
     /// `headers` without the hop-by-hop fields, which describe one connection, not the response.
     static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let excluded = hopByHop.union(connectionOptions(headers))
+        // Nor `Set-Cookie`: replayed from the store, an old session cookie would come back
+        // after a logout or a rotation.
+        let excluded = hopByHop.union(connectionOptions(headers)).union(cookieFields)
         return HTTPHeaders(headers.filter { !excluded.contains(HTTPHeaders.key(for: $0.name)) })
     }
 
     /// The lowercased names a `304` must not update in a stored entry.
     private static func excludedFromUpdate(_ headers: HTTPHeaders) -> Set<String> {
-        framingAndHopByHop.union(connectionOptions(headers))
+        framingAndHopByHop.union(connectionOptions(headers)).union(cookieFields)
     }
+
+    /// The fields that set cookies, never stored (lowercased).
+    static let cookieFields: Set<String> = ["set-cookie", "set-cookie2"]
 
     /// The field names `Connection` lists, lowercased.
     private static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {

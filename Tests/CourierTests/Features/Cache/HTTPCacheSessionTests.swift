@@ -164,4 +164,83 @@ import FoundationNetworking
             await session.invalidate()
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func a304ForAnotherVersionSendsTheRequestAgainAsItWasMade(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "mismatch-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=no-cache&etag=v1&not-modified-etag=v2")
+            _ = try await Self.fetch(session, url)
+            let again = try await Self.fetch(session, url)
+            #expect(again.echo.hit == 3, "the 304 (hit 2) was for another version: sent again")
+            #expect(again.source == .network)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aResponseToOneCredentialIsNeverServedToAnother(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "auth-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=public%2C%20max-age%3D60")
+            let ada = try await Self.fetch(session, url, headers: ["Authorization": "Bearer ada"])
+            #expect(ada.source == .network)
+            let grace = try await Self.fetch(session, url, headers: ["Authorization": "Bearer grace"])
+            #expect(grace.source == .network && grace.echo.hit == 2)
+            let nobody = try await Self.fetch(session, url)
+            #expect(nobody.source == .network && nobody.echo.hit == 3)
+            let adaAgain = try await Self.fetch(session, url, headers: ["Authorization": "Bearer ada"])
+            #expect(adaAgain.source == .network || adaAgain.echo.hit == 1, "only ada's own, if kept")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStoredResponseSetsNoCookieAgain(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let jar = CookieJar()
+            let session = transport.makeSession {
+                $0.httpCache = .memory()
+                $0.cookieStorage = jar
+            }
+            let key = "cookie-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60&set-cookie=session%3Dold")
+            _ = try await Self.fetch(session, url)
+            #expect(jar.allCookies.map(\.name) == ["session"])
+            jar.removeAll()
+            let cached = try await Self.fetch(session, url)
+            #expect(cached.source == .cache)
+            #expect(jar.allCookies.isEmpty, "the old cookie did not come back from the store")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func finishedRequestsThroughTheCacheAreReleased(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let stored = server.url("/cached/release-\(transport.rawValue)?cache-control=max-age%3D60")
+            // From the network (stored on the way), from the store, and revalidated (/cache).
+            var fromNetwork: DataRequest? = session.request(stored)
+            _ = try await fromNetwork?.serializingData().value
+            var fromStore: DataRequest? = session.request(stored)
+            _ = try await fromStore?.serializingData().value
+            _ = try await session.request(server.url("/cache")).serializingData().value
+            var revalidated: DataRequest? = session.request(server.url("/cache"))
+            _ = try await revalidated?.serializingData().value
+            #expect(fromStore?.metrics?.responseSource == .cache)
+            #expect(revalidated?.metrics?.responseSource == .revalidatedCache)
+            weak let first = fromNetwork
+            weak let second = fromStore
+            weak let third = revalidated
+            fromNetwork = nil
+            fromStore = nil
+            revalidated = nil
+            // Shutting the transport down waits until its threads have let go of the attempts.
+            await session.invalidate()
+            #expect(first == nil && second == nil && third == nil, "no cycle through the cache keeps a request")
+        }
+    }
 }
