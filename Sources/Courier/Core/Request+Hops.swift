@@ -136,15 +136,7 @@ extension Request {
                 // A Digest nonce gone stale is answered once more, with the new one.
                 if response.statusCode == 401, let answer, answer.isStale, !hasAnsweredStale {
                     hasAnsweredStale = true
-                    answeredScheme = answer.scheme
-                    phase = .following(
-                        response: response,
-                        next: answer.next,
-                        isRedirect: false,
-                        dropped: 0,
-                        isStopped: false
-                    )
-                    return .none
+                    return send(answer, to: response)
                 }
                 if response.statusCode == 401 {
                     unconfirmed = nil
@@ -157,16 +149,7 @@ extension Request {
                 unconfirmed = nil
             }
             if let answer, response.statusCode == 401, bodyIsReplayable || dropsBody {
-                answeredScheme = answer.scheme
-                unconfirmed = answer.remember
-                phase = .following(
-                    response: response,
-                    next: answer.next,
-                    isRedirect: false,
-                    dropped: 0,
-                    isStopped: false
-                )
-                return .none
+                return send(answer, to: response)
             }
             guard RedirectPolicy.isRedirect(status: response.statusCode), rules.followsWithoutAsking != false else {
                 return .forward
@@ -198,6 +181,14 @@ extension Request {
                 phase = .deciding(response: response, proposed: next, kept: Kept())
                 return .ask(proposed: next)
             }
+        }
+
+        /// Answers the challenge `response` with `answer` once its exchange is over.
+        private mutating func send(_ answer: ChallengeResponder.Answer, to response: ResponseHead) -> HeadAction {
+            answeredScheme = answer.scheme
+            unconfirmed = answer.remember
+            phase = .following(response: response, next: answer.next, isRedirect: false, dropped: 0, isStopped: false)
+            return .none
         }
 
         /// What to do with a piece of body.

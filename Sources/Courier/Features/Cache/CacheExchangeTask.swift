@@ -35,6 +35,11 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let startDate: Date
         var offset: Int64 = 0
         var hasSentHead = false
+
+        /// A stored response (or the `504`, with no body) answered without the network.
+        static func fromStore(_ head: HTTPCacheResponseHead, body: HTTPCacheBody?) -> Playback {
+            Playback(head: head, body: body, source: .cache, networkMetrics: nil, startDate: Date())
+        }
     }
 
     private struct State {
@@ -108,21 +113,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 state.requestTime = Date()
                 switch state.plan {
                 case .play(let cached):
-                    state.playback = Playback(
-                        head: cached.head,
-                        body: cached.body,
-                        source: .cache,
-                        networkMetrics: nil,
-                        startDate: Date()
-                    )
+                    state.playback = .fromStore(cached.head, body: cached.body)
                 case .gatewayTimeout:
-                    state.playback = Playback(
-                        head: HTTPCache.gatewayTimeoutHead,
-                        body: nil,
-                        source: .cache,
-                        networkMetrics: nil,
-                        startDate: Date()
-                    )
+                    state.playback = .fromStore(HTTPCache.gatewayTimeoutHead, body: nil)
                 case .network:
                     break
                 }
@@ -162,13 +155,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             // Not started, playing, or waiting for the network to end before playing: the
             // cancellation is reported by the next step.
             if state.playback == nil {
-                state.playback = Playback(
-                    head: HTTPCache.gatewayTimeoutHead,
-                    body: nil,
-                    source: .cache,
-                    networkMetrics: nil,
-                    startDate: Date()
-                )
+                // Only a cancelled completion will be played: the head is never sent.
+                state.playback = .fromStore(HTTPCache.gatewayTimeoutHead, body: nil)
             }
             state.isSuspended = false
             return scheduleStep(&state) ? .schedule : .none
