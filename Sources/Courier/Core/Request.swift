@@ -109,6 +109,8 @@ public class Request: @unchecked Sendable {
         var credential: URLCredential?
         /// How this request uses the session's cache (``Request/cache(_:)``).
         var cacheMode = RequestCacheMode.default
+        /// This request's own cached-response handler (``Request/cacheResponse(using:)``).
+        var cachedResponseHandler: (any CachedResponseHandler)?
         var downloadReporter = ProgressReporter()
 
         /// The validators and what they read, taken together: a validator added later does not run.
@@ -372,6 +374,7 @@ public class Request: @unchecked Sendable {
         let settings = mutableState.withLock { state -> RedirectSettings? in
             guard !state.machine.hasFinished else { return nil }
             head.cacheMode = state.cacheMode
+            head.cacheDecision = cacheDecision(state.cachedResponseHandler ?? session.cachedResponseHandler)
             state.requests.append(head)
             let storage = session.configuration.credentialStorage
             let origin = state.initialRequest?.url ?? head.url

@@ -109,6 +109,9 @@ public final class Session: RequestDelegate, Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// Decides every request's redirects, unless the request has its own; `nil` follows them all.
     public let redirectHandler: (any RedirectHandler)?
+    /// Decides what the cache stores of every request's responses, unless the request has its
+    /// own; `nil` stores what the rules allow.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The monitor told of every request's events (all of the session's monitors).
     public let eventMonitor: CompositeEventMonitor
     /// Where serializers run: each request gets a serial queue targeting this one.
@@ -142,6 +145,9 @@ public final class Session: RequestDelegate, Sendable {
     ///   - interceptor: Adapts every attempt of every request and decides retries.
     ///   - redirectHandler: Decides every request's redirects, unless the request has its own
     ///     (``Request/redirect(using:)``). `nil` follows them all, by the rules ``Redirect`` lists.
+    ///   - cachedResponseHandler: Decides what ``Configuration/httpCache`` stores of every
+    ///     request's responses, unless the request has its own (``Request/cacheResponse(using:)``).
+    ///     `nil` stores what the cache's rules allow.
     ///   - eventMonitors: Told of every request's events.
     ///   - clock: Times retry delays and ``Configuration/requestDeadline``. In tests, a clock you
     ///     advance by hand (such as `CourierTesting`'s `ManualClock`) runs retries and deadlines
@@ -151,11 +157,13 @@ public final class Session: RequestDelegate, Sendable {
         transport: (any Transport)? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
         self.redirectHandler = redirectHandler
+        self.cachedResponseHandler = cachedResponseHandler
         defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
         let transport = transport ?? DefaultTransport.make()

@@ -38,6 +38,9 @@ public struct RequestHead: Sendable {
     /// How the request uses Courier's ``HTTPCache``, when the session has one
     /// (``Request/cache(_:)``); a `URLRequest`'s own `cachePolicy` counts when this is `default`.
     var cacheMode = RequestCacheMode.default
+    /// Asks the request's ``CachedResponseHandler`` what to store for a response; `nil` when
+    /// there is none to ask (everything the rules allow is stored).
+    var cacheDecision: (@Sendable (ResponseHead) async -> ResponseHead?)?
 
     /// The cache mode the head asks for: ``cacheMode``, else what the `URLRequest` it was read
     /// from asks for with its `cachePolicy`.

@@ -56,6 +56,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         /// network exchange has completed.
         var replacement: (response: HTTPCachedResponse, source: ResponseSource)?
         var writer: HTTPCacheEntryWriter?
+        /// The head the network answered with, for the cached-response handler.
+        var networkHead: ResponseHead?
         var hasForwardedHead = false
         var requestTime = Date()
         /// A `304` for another representation than the stored one answered the cache's own
@@ -75,6 +77,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     /// Makes a network task for the request as the caller made it (without the cache's own
     /// conditions), reporting to this exchange: for a `304` that does not match what is stored.
     private let resend: (@Sendable (CacheExchangeTask) -> any TransportTask)?
+    /// The request's cached-response handler, asked before a stored body becomes visible.
+    private let decision: (@Sendable (ResponseHead) async -> ResponseHead?)?
     private let state: Protected<State>
 
     init(
@@ -83,8 +87,10 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         handler: (any TransportEventHandler)?,
         plan: Plan,
         refreshesKey: String? = nil,
-        resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil
+        resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil,
+        decision: (@Sendable (ResponseHead) async -> ResponseHead?)? = nil
     ) {
+        self.decision = decision
         self.cache = cache
         self.request = request
         self.handler = handler
@@ -289,6 +295,27 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         handler?.transportTask(self, didCompleteWith: error, metrics: metrics)
     }
 
+    /// Commits `writer` as the request's cached-response handler says: as it is, with the
+    /// headers it changed, or not at all.
+    private func commit(
+        _ writer: HTTPCacheEntryWriter,
+        asking decision: @Sendable (ResponseHead) async -> ResponseHead?,
+        about head: ResponseHead
+    ) async {
+        guard let stored = await decision(head) else {
+            writer.discard()
+            return
+        }
+        guard writer.commit() else { return }
+        let headers = HTTPCachePolicy.storableHeaders(stored.headers)
+        if headers != writer.entry.responseHeaders || stored.statusCode != writer.entry.statusCode {
+            var entry = writer.entry
+            entry.responseHeaders = headers
+            entry.statusCode = stored.statusCode
+            cache.replaceEntry(entry)
+        }
+    }
+
     // MARK: - TransportEventHandler (the network task's events)
 
     func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
@@ -332,6 +359,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let writer = cache.writer(for: request, response: cacheHead, requestTime: requestTime, responseTime: now)
         state.withLock { state in
             state.writer = writer
+            state.networkHead = writer == nil ? nil : head
             state.hasForwardedHead = true
         }
         handler?.transportTask(self, didReceive: head)
@@ -350,6 +378,28 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     }
 
     func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let (writer, networkHead) = state.withLock { ($0.writer, $0.networkHead) }
+        if let writer {
+            if error != nil {
+                writer.discard()
+            } else if let decision, let networkHead {
+                // The handler runs off the transport's thread, and the request's completion
+                // waits for the entry it decides on: a request made next finds it stored.
+                Task { [self] in
+                    await commit(writer, asking: decision, about: networkHead)
+                    networkCompleted(with: error, metrics: metrics)
+                }
+                return
+            } else {
+                writer.commit()
+            }
+        }
+        networkCompleted(with: error, metrics: metrics)
+    }
+
+    /// The network exchange ended (its body stored or not): play a replacement, send again, or
+    /// hand the completion on.
+    private func networkCompleted(with error: URLError?, metrics: RequestMetrics) {
         enum Action {
             case none
             case forward
@@ -357,11 +407,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             case resend
         }
         let now = Date()
-        let (writer, replacement, hasForwardedHead, isCancelled, isResending) = state.withLock {
-            ($0.writer, $0.replacement, $0.hasForwardedHead, $0.isCancelled, $0.isResending)
-        }
-        if let writer {
-            if error == nil { _ = writer.commit() } else { writer.discard() }
+        let (replacement, hasForwardedHead, isCancelled, isResending) = state.withLock {
+            ($0.replacement, $0.hasForwardedHead, $0.isCancelled, $0.isResending)
         }
         var played = replacement
         // The network failed before any answer: a stale response within stale-if-error will do.

@@ -49,6 +49,7 @@ final class CachingTransport: Transport {
             mode: head.effectiveCacheMode
         )
         let now = Date()
+        let decision = head.cacheDecision
         let exchange: CacheExchangeTask
         switch cache.lookup(request, now: now) {
         case .hit(let cached):
@@ -73,7 +74,8 @@ final class CachingTransport: Transport {
                 request: request,
                 handler: eventHandler,
                 plan: .network(revalidating: cached),
-                resend: resend
+                resend: resend,
+                decision: decision
             )
             exchange.send(over: base.makeTask(for: conditional, body: body, eventHandler: exchange))
         case .miss:
@@ -81,7 +83,8 @@ final class CachingTransport: Transport {
                 cache: cache,
                 request: request,
                 handler: eventHandler,
-                plan: .network(revalidating: nil)
+                plan: .network(revalidating: nil),
+                decision: decision
             )
             exchange.send(over: base.makeTask(for: head, body: body, eventHandler: exchange))
         case .gatewayTimeout:

@@ -243,4 +243,39 @@ import FoundationNetworking
             #expect(first == nil && second == nil && third == nil, "no cycle through the cache keeps a request")
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCachedResponseHandlerDecidesWhatIsStored(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // The session's handler makes a response without freshness fresh for a minute.
+            let longer = ResponseCacher.modify { _, response in
+                guard let url = response.url else { return nil }
+                var fields = response.headers.map { (name: $0.name, value: $0.value) }
+                fields.removeAll { $0.name.lowercased() == "cache-control" }
+                fields.append((name: "Cache-Control", value: "max-age=60"))
+                return ResponseHead(
+                    url: url,
+                    statusCode: response.statusCode,
+                    httpVersion: "HTTP/1.1",
+                    headerFields: fields
+                )
+            }
+            let session = Session(
+                configuration: .init { $0.httpCache = .memory() },
+                transport: transport.makeTransport(),
+                cachedResponseHandler: longer
+            )
+            let key = "handler-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=no-cache")
+            _ = try await Self.fetch(session, url)
+            let second = try await Self.fetch(session, url)
+            #expect(second.source == .cache && second.echo.hit == 1, "stored fresh by the handler")
+            // A request's own handler wins: .doNotCache stores nothing.
+            let other = server.url("/cached/\(key)-own?cache-control=max-age%3D60")
+            _ = try await session.request(other).cacheResponse(using: .doNotCache).serializingData().value
+            let again = try await Self.fetch(session, other)
+            #expect(again.source == .network && again.echo.hit == 2)
+            await session.invalidate()
+        }
+    }
 }
