@@ -4,6 +4,10 @@ import CourierTestSupport
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite struct URLSessionTransportTests {
     /// `invalidate()` returns once URLSession has reported the session invalid, after its
     /// tasks' last delegate calls, whether it is called once, again, or twice at the same time
@@ -25,6 +29,81 @@ import Testing
                 return true
             }
             #expect(again == true, "an invalidation after the end returns")
+        }
+    }
+
+    /// The transport follows no redirect (Courier's request does, the same way on every
+    /// transport): a 302 is reported as it is, with its own URL and its body.
+    @Test func aRedirectIsReportedAsItIs() async throws {
+        try await TestServer.withRunningServer { server in
+            let transport = URLSessionTransport()
+            let recorder = ExchangeRecorder()
+            let task = transport.makeTask(
+                for: RequestHead(method: .get, url: server.url("/redirect/1")),
+                body: nil,
+                eventHandler: recorder
+            )
+            task.resume()
+            let outcome = await value(within: 30) { await recorder.completion() }
+            #expect(outcome != nil, "the attempt never ended")
+            #expect(outcome?.head?.statusCode == 302)
+            #expect(outcome?.head?.url?.path == "/redirect/1")
+            #expect(outcome?.body.isEmpty == false, "the 302's own body")
+            await transport.invalidate()
+        }
+    }
+}
+
+/// Records one exchange's head and body, and hands them over once it completes.
+private final class ExchangeRecorder: TransportEventHandler, Sendable {
+    struct Outcome: Sendable {
+        var head: ResponseHead?
+        var body = Data()
+    }
+
+    private struct State {
+        var outcome = Outcome()
+        var isComplete = false
+        var waiter: CheckedContinuation<Outcome, Never>?
+    }
+
+    private let state = TestLock(State())
+
+    func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {
+        transportTask(task, didReceive: ResponseHead(response))
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        state.withLock { $0.outcome.head = head }
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        state.withLock { $0.outcome.body.append(data) }
+    }
+
+    func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
+    {}
+
+    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        let (waiter, outcome) = state.withLock { state in
+            state.isComplete = true
+            defer { state.waiter = nil }
+            return (state.waiter, state.outcome)
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// What the exchange reported, once it has completed.
+    func completion() async -> Outcome {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Outcome? in
+                guard state.isComplete else {
+                    state.waiter = continuation
+                    return nil
+                }
+                return state.outcome
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// A request's own credential: what it answers a `401` with, to the origin it was made for.
+extension Request {
+    /// The credential this request answers a server's `401` with, if one was set with
+    /// ``authenticate(username:password:persistence:)`` or ``authenticate(with:)``.
+    public var credential: URLCredential? { mutableState.withLock { $0.credential } }
+
+    /// Answers the server's `401` with `username` and `password`, by the strongest scheme it
+    /// offers that Courier supports, once per attempt; a second `401` fails the request with
+    /// ``CourierError/Kind/authenticationFailed``. The credential goes only to the origin the
+    /// request was made for (never after a redirect elsewhere). Once accepted, it is kept in the
+    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says.
+    @discardableResult
+    public func authenticate(
+        username: String,
+        password: String,
+        persistence: URLCredential.Persistence = .forSession
+    ) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
+    }
+
+    /// Answers the server's `401` with `credential` (see ``authenticate(username:password:persistence:)``).
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        mutableState.withLock { $0.credential = credential }
+        return self
+    }
+}
