@@ -37,3 +37,11 @@ private final class ClaimLock: @unchecked Sendable {  // `isClaimed` is read and
         return !isClaimed
     }
 }
+
+/// How long a test waits for something that should happen at once (a stub's reply, a sleeper on
+/// a `ManualClock`) before it calls it a hang.
+///
+/// Long on purpose: on a 2-core machine Swift concurrency's pool has two threads, and the parallel
+/// suite's CPU-bound tests (exhaustive walks, linear-time checks) have held both for 20 s at the
+/// start of a run. Such a test's own work takes milliseconds; only a real hang waits this out.
+public let hangLimit: Double = 60

@@ -8,24 +8,13 @@ import Testing
 @Suite struct DefaultTransportTests {
     @Test func aProgramWithoutCourierNIOUsesURLSession() async throws {
         let binary = try #require(Self.checkBinary(), "courier-default-transport-check was not built beside the tests")
-        let process = Process()
-        process.executableURL = binary
-        let output = Pipe()
-        process.standardOutput = output
-        try launch(process)
-        let exited: Void? = await value(within: 30) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    continuation.resume()
-                }
-            }
-        }
-        if exited == nil { process.terminate() }
-        try #require(exited != nil, "the check program did not exit")
-        let printed = String(decoding: readToEnd(output.fileHandleForReading), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
-        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "Courier.URLSessionTransport")
+        let process = try ChildProcess(path: binary.path, arguments: [], standardError: .null)
+        // The output ends when the program exits (or closes it): only then wait for the exit.
+        let output = await process.allOutput(within: 30)
+        if output == nil { process.send(SIGKILL) }
+        let printedText = String(decoding: try #require(output, "the check program did not exit"), as: UTF8.self)
+        #expect(await process.termination(within: 10) == .exited(0))
+        #expect(printedText.trimmingCharacters(in: .whitespacesAndNewlines) == "Courier.URLSessionTransport")
     }
 
     /// The check program, in the build products folder beside this test bundle (the test target

@@ -13,7 +13,7 @@ import Testing
                 woken.withLock { $0.append(seconds) }
             }
         }
-        let ready: Void? = await value(within: 20) { try? await clock.waitForSleepers(count: 3) }
+        let ready: Void? = await value(within: hangLimit) { try? await clock.waitForSleepers(count: 3) }
         try #require(ready != nil, "the sleepers never went to sleep")
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleeperCount == 2)
@@ -34,7 +34,7 @@ import Testing
         clock.advance(by: .seconds(10))
         try await clock.sleep(until: ManualClock.Instant(offset: .seconds(5)))
         let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(1))) }
-        let ready: Void? = await value(within: 20) { try? await clock.waitForSleepers(count: 1) }
+        let ready: Void? = await value(within: hangLimit) { try? await clock.waitForSleepers(count: 1) }
         try #require(ready != nil)
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }

@@ -45,13 +45,13 @@ private final class HandTrigger: RetryTrigger {
 
     /// Waits (bounded) until `count` tasks sleep on `clock`.
     private static func waitForSleepers(_ clock: ManualClock, count: Int) async throws {
-        let ready: Void? = await value(within: 20) { try? await clock.waitForSleepers(count: count) }
+        let ready: Void? = await value(within: hangLimit) { try? await clock.waitForSleepers(count: count) }
         try #require(ready != nil, "nothing went to sleep on the clock")
     }
 
     /// The response of `request`, waited for (bounded).
     private static func response(of request: DataRequest) async throws -> DataResponse<Data, CourierError> {
-        let response = await value(within: 20) { await request.serializingData().response }
+        let response = await value(within: hangLimit) { await request.serializingData().response }
         return try #require(response, "the request never finished")
     }
 
@@ -98,7 +98,7 @@ private final class HandTrigger: RetryTrigger {
         let request = session.request(Self.url)
         let response = Task { try await Self.response(of: request) }
         // The attempt is under way and its deadline asleep: only then does the clock move.
-        let arrived: Void? = await value(within: 20) { await gate.waitForArrivals() }
+        let arrived: Void? = await value(within: hangLimit) { await gate.waitForArrivals() }
         try #require(arrived != nil, "the attempt never reached the stub")
         try await Self.waitForSleepers(clock, count: 1)
         clock.advance(by: .seconds(9))

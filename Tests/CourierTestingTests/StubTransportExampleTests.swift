@@ -28,7 +28,7 @@ import Testing
         let transport = StubTransport([.failure(URLError(.networkConnectionLost)), .status(200, body: Data("ok".utf8))])
         let session = Session(transport: transport, interceptor: RetryPolicy(), clock: clock)
         let response = Task { await session.request("https://api.example.com/items").serializingData().response }
-        let ready: Void? = await value(within: 20) { try? await clock.waitForSleepers(count: 1) }
+        let ready: Void? = await value(within: hangLimit) { try? await clock.waitForSleepers(count: 1) }
         try #require(ready != nil, "the request never waited out a delay")
         clock.advance(by: .seconds(60))
         #expect(await response.value.value == Data("ok".utf8))
@@ -43,7 +43,7 @@ import Testing
         let session = Session(transport: transport)
         let request = session.request("https://example.com/")
         let task = Task { await request.serializingString().result }
-        let arrived: Void? = await value(within: 20) { await gate.waitForArrivals() }
+        let arrived: Void? = await value(within: hangLimit) { await gate.waitForArrivals() }
         try #require(arrived != nil, "the request never reached the gate")
         request.cancel()
         gate.open()

@@ -25,7 +25,7 @@ import FoundationNetworking
     /// Resumes `task` and waits (bounded) for its completion.
     private func run(_ task: any TransportTask, _ handler: RecordingHandler) async throws {
         task.resume()
-        let done: Void? = await value(within: 20) { await handler.waitForCompletion() }
+        let done: Void? = await value(within: hangLimit) { await handler.waitForCompletion() }
         try #require(done != nil, "the task never completed")
     }
 
@@ -108,7 +108,7 @@ import FoundationNetworking
         let (task, handler) = try makeTask(transport)
         task.cancel()
         task.cancel()
-        let done: Void? = await value(within: 20) { await handler.waitForCompletion() }
+        let done: Void? = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(done != nil)
         task.resume()
         task.cancel()
@@ -120,7 +120,7 @@ import FoundationNetworking
         let (task, handler) = try makeTask(transport)
         task.resume()
         task.cancel()
-        let done: Void? = await value(within: 20) { await handler.waitForCompletion() }
+        let done: Void? = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(done != nil)
         #expect(handler.events.last == .completion(.cancelled))
         #expect(handler.completions == 1)
@@ -131,13 +131,13 @@ import FoundationNetworking
         let transport = StubTransport([StubResponse.status(200).wait(for: gate).body("late")])
         let (task, handler) = try makeTask(transport)
         task.resume()
-        let arrived: Void? = await value(within: 20) { await gate.waitForArrivals() }
+        let arrived: Void? = await value(within: hangLimit) { await gate.waitForArrivals() }
         #expect(arrived != nil)
         #expect(gate.arrivals == 1)
         #expect(handler.events == [.head(200)], "nothing after the gate plays while it is closed")
         gate.open()
         #expect(gate.isOpen)
-        let done: Void? = await value(within: 20) { await handler.waitForCompletion() }
+        let done: Void? = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(done != nil)
         #expect(handler.events == [.head(200), .body(Data("late".utf8)), .completion(nil)])
     }
@@ -147,7 +147,7 @@ import FoundationNetworking
         let transport = StubTransport([StubResponse.status(200).wait(for: gate).body("held")])
         let (task, handler) = try makeTask(transport)
         task.resume()
-        let arrived: Void? = await value(within: 20) { await gate.waitForArrivals() }
+        let arrived: Void? = await value(within: hangLimit) { await gate.waitForArrivals() }
         #expect(arrived != nil)
         task.suspend()
         gate.open()
@@ -155,7 +155,7 @@ import FoundationNetworking
         // suspended: nothing can have been handed out since.
         #expect(handler.events == [.head(200)])
         task.resume()
-        let done: Void? = await value(within: 20) { await handler.waitForCompletion() }
+        let done: Void? = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(done != nil)
         #expect(handler.events == [.head(200), .body(Data("held".utf8)), .completion(nil)])
     }

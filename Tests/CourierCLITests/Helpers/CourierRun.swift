@@ -60,9 +60,7 @@ struct CourierRun: Sendable {
 
 /// A `courier` process started in the background, for tests that act while it runs.
 final class RunningCourier: Sendable {
-    private let process: Process
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
+    private let process: ChildProcess
     /// The bytes read so far from each pipe, and the run once it ended.
     private let state = Mutex<
         (stdout: Data, stderr: Data, run: CourierRun?, waiters: [UUID: CheckedContinuation<CourierRun?, Never>])
@@ -73,39 +71,32 @@ final class RunningCourier: Sendable {
 
     /// Starts `courier` with `arguments`.
     init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil) throws {
-        process = Process()
-        process.executableURL = try CourierBinary.url()
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "NO_COLOR")
         for (name, value) in environment { merged[name] = value }
-        process.environment = merged
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        for (pipe, isStdout) in [(stdoutPipe, true), (stderrPipe, false)] {
+        process = try ChildProcess(
+            path: CourierBinary.url().path,
+            arguments: arguments,
+            environment: merged,
+            workingDirectory: workingDirectory?.path
+        )
+        for isStdout in [true, false] {
             readers.enter()
-            let handle = pipe.fileHandleForReading
             // A thread of its own, not a dispatch worker: blocking reads on the few workers Linux's
             // dispatch runs would stall every queue in the process (the library's tests included).
             Thread { [self] in
-                while true {
-                    let data = readChunk(from: handle)
-                    if data.isEmpty { break }
-                    state.withLock { if isStdout { $0.stdout.append(data) } else { $0.stderr.append(data) } }
+                let append: (Data) -> Void = { data in
+                    self.state.withLock { if isStdout { $0.stdout.append(data) } else { $0.stderr.append(data) } }
                 }
+                if isStdout { process.readOutput(append) } else { process.readError(append) }
                 readers.leave()
             }.start()
         }
-        process.terminationHandler = { [self] process in
+        process.onExit { [self] termination in
             // The pipes may still hold output: wait for both readers to reach end of file.
             readers.notify(queue: .global()) { [self] in
                 let (run, waiters) = state.withLock { current in
-                    let status =
-                        process.terminationReason == .uncaughtSignal
-                        ? 128 + process.terminationStatus : process.terminationStatus
-                    let run = CourierRun(status: status, stdout: current.stdout, stderr: current.stderr)
+                    let run = CourierRun(status: termination.status, stdout: current.stdout, stderr: current.stderr)
                     current.run = run
                     defer { current.waiters = [:] }
                     return (run, Array(current.waiters.values))
@@ -113,10 +104,6 @@ final class RunningCourier: Sendable {
                 waiters.forEach { $0.resume(returning: run) }
             }
         }
-        try launch(process)
-        // The child holds the write ends now; close ours so the readers see end of file.
-        try? stdoutPipe.fileHandleForWriting.close()
-        try? stderrPipe.fileHandleForWriting.close()
     }
 
     /// The process id.
@@ -127,7 +114,7 @@ final class RunningCourier: Sendable {
 
     /// Sends SIGKILL.
     func kill() {
-        sendSignal(SIGKILL, to: process.processIdentifier)
+        process.send(SIGKILL)
     }
 
     /// What stdout holds so far.
@@ -135,7 +122,7 @@ final class RunningCourier: Sendable {
 
     /// Sends SIGTERM, as Ctrl-C's neighbour does.
     func terminate() {
-        sendSignal(SIGTERM, to: process.processIdentifier)
+        process.send(SIGTERM)
     }
 
     /// Sends SIGKILL as soon as `condition` holds; `false` if it never held within `timeout` s.
@@ -185,9 +172,4 @@ final class RunningCourier: Sendable {
             }
         }
     }
-}
-
-/// Sends `signal` to `processID` (a free function: inside `RunningCourier`, `kill` names its method).
-private func sendSignal(_ signal: Int32, to processID: Int32) {
-    _ = kill(processID, signal)
 }

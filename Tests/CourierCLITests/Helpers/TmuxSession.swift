@@ -111,20 +111,17 @@ final class TmuxSession: Sendable {
     /// Runs tmux and waits for it, for at most 10 s.
     private func runTmux(_ arguments: [String], capturesOutput: Bool) throws -> String {
         guard let executable = Self.executable else { throw CocoaError(.executableNotLoadable) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-S", socket, "-f", "/dev/null"] + arguments
-        process.environment = Self.environment
-        let output = Pipe()
-        process.standardOutput = capturesOutput ? output : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try launch(process)
-        let killer = DispatchWorkItem { process.terminate() }
+        let process = try ChildProcess(
+            path: executable.path,
+            arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
+            environment: Self.environment,
+            standardOutput: capturesOutput ? .pipe : .null,
+            standardError: .null
+        )
+        let killer = DispatchWorkItem { process.send(SIGTERM) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: killer)
-        try? output.fileHandleForWriting.close()
-        let data = capturesOutput ? readToEnd(output.fileHandleForReading) : Data()
-        process.waitUntilExit()
+        let data = process.readAllOutput()
+        _ = process.waitUntilExit()
         killer.cancel()
         return String(decoding: data, as: UTF8.self)
     }

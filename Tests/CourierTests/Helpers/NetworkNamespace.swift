@@ -57,18 +57,17 @@ struct NetworkNamespace {
     }
 
     private static func ip(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try launch(process)
-        let data = readToEnd(output.fileHandleForReading)
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            path: "/usr/bin/env",
+            arguments: ["ip"] + arguments,
+            standardOutput: .pipe,
+            standardError: .standardOutput
+        )
+        let data = process.readAllOutput()
+        let status = process.waitUntilExit().status
         let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CommandFailure(arguments: arguments, status: process.terminationStatus, output: text)
+        guard status == 0 else {
+            throw CommandFailure(arguments: arguments, status: status, output: text)
         }
         return text
     }
