@@ -508,6 +508,19 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             case .remoteConnectionClosed, .bodyLengthMismatch: code = .networkConnectionLost
             case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
             case .redirectLimitReached, .redirectCycleDetected: code = .httpTooManyRedirects
+            case .proxyAuthenticationRequired:
+                // AsyncHTTPClient reaches every target through a proxy with `CONNECT`, and fails
+                // when the proxy answers it `407`: the request never sees the challenge, so the
+                // credential belongs to the transport's configuration.
+                return URLError(
+                    .userAuthenticationRequired,
+                    userInfo: [
+                        NSUnderlyingErrorKey: error,
+                        NSLocalizedDescriptionKey:
+                            "The proxy asked for credentials (407); give them to the transport's "
+                            + "HTTPClient.Configuration.Proxy.server(host:port:authorization:).",
+                    ]
+                )
             default: code = .unknown
             }
         case let error as NIOConnectionError:

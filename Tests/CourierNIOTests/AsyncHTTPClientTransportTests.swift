@@ -23,6 +23,25 @@ import Testing
         }
     }
 
+    /// A proxy that answers AsyncHTTPClient's `CONNECT` with `407` fails the request with a
+    /// clear error that says where proxy credentials go (the request never sees the challenge).
+    @Test func aProxyThatWantsCredentialsFailsClearly() async throws {
+        try await TestServer.withRunningServer { server in
+            var configuration = AsyncHTTPClientTransport.defaultConfiguration()
+            configuration.proxy = .server(host: "127.0.0.1", port: server.port)
+            let transport = AsyncHTTPClientTransport.asyncHTTPClient(configuration: configuration)
+            let session = Session(transport: transport)
+            let result = await value(within: 30) { await session.request(server.url("/get")).serializingData().result }
+            guard case .failure(let error)? = result else {
+                Issue.record("expected the proxy to refuse, got \(String(describing: result))")
+                return
+            }
+            #expect(error.urlError?.code == .userAuthenticationRequired)
+            #expect(error.localizedDescription.contains("Proxy.server(host:port:authorization:)"))
+            await session.invalidate()
+        }
+    }
+
     /// `Session()`'s default transport is Courier's own client: a refused connection fails at once
     /// rather than being retried inside AsyncHTTPClient's pool until the timeout.
     @Test func theSharedTransportReportsARefusedConnectionAtOnce() async throws {

@@ -206,6 +206,17 @@ final class ConnectionHandler: ChannelInboundHandler {
                 promise: nil
             )
         }
+        // The server tunnels nothing: as a proxy that wants credentials it never takes, it
+        // answers `CONNECT` with `407`, so that clients' proxy failures can be tested.
+        if head.method == .CONNECT {
+            var response = ServerResponse(
+                status: .proxyAuthenticationRequired,
+                headers: [("Proxy-Authenticate", "Basic realm=\"courier-test-proxy\"")]
+            )
+            response.closesConnection = true
+            phase = .discarding(request, response)
+            return
+        }
         switch router.resolve(method: head.method, path: request.path) {
         case .response(let response):
             phase = .discarding(request, response)
