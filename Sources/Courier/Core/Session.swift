@@ -80,7 +80,9 @@ public final class Session: RequestDelegate, Sendable {
         /// and on Linux; `nil` (the default) caches nothing. One line turns it on:
         /// `$0.httpCache = .memory()` or `try .disk(directory:)`. Each request may choose how it
         /// uses it (``Request/cache(_:)``), and its metrics say where its answer came from
-        /// (``RequestMetrics/responseSource``).
+        /// (``RequestMetrics/responseSource``). A session over a ``URLSessionTransport`` whose
+        /// configuration had a `URLCache` finds that transport's ``URLSessionTransport/httpCache``
+        /// here when it set none.
         public var httpCache: HTTPCache?
 
         /// The defaults.
@@ -161,14 +163,25 @@ public final class Session: RequestDelegate, Sendable {
         eventMonitors: [any EventMonitor] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) {
+        let transport = transport ?? DefaultTransport.make()
+        var configuration = configuration
+        // A URLSession transport's cache in place of its URLCache, unless the session has one.
+        let urlSessionTransport = transport as? URLSessionTransport
+        if configuration.httpCache == nil { configuration.httpCache = urlSessionTransport?.httpCache }
         self.configuration = configuration
         self.redirectHandler = redirectHandler
         self.cachedResponseHandler = cachedResponseHandler
         defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
-        let transport = transport ?? DefaultTransport.make()
         self.transport = transport
-        exchangeTransport = configuration.httpCache.map { CachingTransport(base: transport, cache: $0) } ?? transport
+        exchangeTransport =
+            configuration.httpCache.map {
+                CachingTransport(
+                    base: transport,
+                    cache: $0,
+                    defaultMode: $0 === urlSessionTransport?.httpCache ? urlSessionTransport?.defaultCacheMode : nil
+                )
+            } ?? transport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)

@@ -46,13 +46,7 @@ public struct RequestHead: Sendable {
     /// from asks for with its `cachePolicy`.
     var effectiveCacheMode: RequestCacheMode {
         guard cacheMode == .default, let policy = source?.cachePolicy else { return cacheMode }
-        switch policy {
-        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData: return .reload
-        case .reloadRevalidatingCacheData: return .noCache
-        case .returnCacheDataElseLoad: return .forceCache
-        case .returnCacheDataDontLoad: return .onlyIfCached
-        default: return .default
-        }
+        return RequestCacheMode(policy)
     }
 
     /// A head from its parts; the `URLRequest` is built only when asked for.

@@ -12,9 +12,23 @@ import FoundationNetworking
 /// Behaviours made to match the AsyncHTTPClient transport: no response cache and no automatic
 /// cookies (both are Courier features of their own), and no redirect followed: a `3xx` is
 /// reported as it is, and the request follows it (see ``Redirect``).
+///
+/// A configuration that comes with a `URLCache` (`URLSessionConfiguration.default` has the
+/// shared one) gets Courier's ``HTTPCache`` in its place, in ``httpCache``: FoundationNetworking's
+/// cache cannot be trusted (it keys entries without the query, serves responses without a
+/// lifetime forever, stores nothing with `Vary`, and `returnCacheDataDontLoad` still goes to the
+/// network), and one cache behaves the same everywhere. A session over the transport uses it
+/// unless its own ``Session/Configuration/httpCache`` is set.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
+    /// Courier's cache in place of the `URLCache` the configuration had: in memory, with the
+    /// `URLCache`'s `memoryCapacity` (at least 512 KiB) as its limit; `nil` when the
+    /// configuration had none. For a cache on disk, set ``Session/Configuration/httpCache``.
+    public let httpCache: HTTPCache?
+    /// What the configuration's `requestCachePolicy` asks of ``httpCache`` for a request whose
+    /// own policy is `useProtocolCachePolicy` and that chose no ``RequestCacheMode``.
+    let defaultCacheMode: RequestCacheMode
     /// The most response bytes a task holds for a suspended request when the transfer cannot be
     /// paused (FoundationNetworking); past it the request fails with
     /// ``CourierError/Kind/bufferLimitExceeded`` rather than growing without end.
@@ -24,7 +38,9 @@ public final class URLSessionTransport: Transport {
     ///
     /// - Parameters:
     ///   - configuration: The URLSession configuration; by default `.default` with no URL cache
-    ///     and no cookie handling. Its delegate queue is always Courier's own serial queue.
+    ///     and no cookie handling. Its delegate queue is always Courier's own serial queue. A
+    ///     `URLCache` it has is replaced by Courier's cache (``httpCache``), and its
+    ///     `requestCachePolicy` then applies to that cache.
     ///   - maximumHeldBytes: Where the transfer cannot be paused (FoundationNetworking on Linux),
     ///     the most response bytes held in memory for a request that is suspended, such as a
     ///     stream whose consumer fell behind (16 MiB by default; at least 64 KiB). Past it, the
@@ -36,6 +52,18 @@ public final class URLSessionTransport: Transport {
     ) {
         self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
+        var configuration = configuration
+        if let urlCache = configuration.urlCache {
+            httpCache = .memory(byteLimit: max(512 * 1024, Int64(urlCache.memoryCapacity)))
+            defaultCacheMode = RequestCacheMode(configuration.requestCachePolicy)
+            // A copy, so the caller's configuration keeps what it was given.
+            if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
+            configuration.urlCache = nil
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        } else {
+            httpCache = nil
+            defaultCacheMode = .default
+        }
         session = URLSession(configuration: configuration, delegate: router, delegateQueue: DelegateQueue())
     }
 

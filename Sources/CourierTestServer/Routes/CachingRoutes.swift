@@ -19,7 +19,9 @@ enum CachingRoutes {
                 return .respond(response)
             },
             // Not httpbin's: a response with the caching headers the query names, counting the
-            // requests that reach it (`TestServer.attempts(forKey:)`), for clients' caches.
+            // requests that reach it (`TestServer.attempts(forKey:)`), for clients' caches. An
+            // `X-Test-ETag` request header stands for a changed resource: it replaces `etag`
+            // without changing the URL the cache keys on.
             Route("/cached/:key", methods: Routes.anyMethod) { request, state in
                 let key = request.parameters["key"] ?? ""
                 let hit = state.recordAttempt(forKey: key)
@@ -34,7 +36,7 @@ enum CachingRoutes {
                 if let failAfter, hit > failAfter {
                     return .respond(ServerResponse(status: .serviceUnavailable, headers: headers))
                 }
-                if let etag = request.queryValue("etag") {
+                if let etag = request.headers.first(name: "x-test-etag") ?? request.queryValue("etag") {
                     if tagList(request.headers.first(name: "if-none-match")).contains(etag) {
                         // `not-modified-etag` makes the 304 name another version than the one
                         // asked about, as a confused server (or a changed one) might.

@@ -33,6 +33,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         /// The network exchange's metrics (a revalidation's), or `nil` for a plain hit.
         let networkMetrics: RequestMetrics?
         let startDate: Date
+        /// The `Set-Cookie` fields of the `304` that revalidated the stored response: never
+        /// stored, but passed on with it, so that the cookie the server set now is kept.
+        var setCookieFields: [String] = []
         var offset: Int64 = 0
         var hasSentHead = false
 
@@ -55,6 +58,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         /// Set at a `304` or an error status with a stale response to use: played once the
         /// network exchange has completed.
         var replacement: (response: HTTPCachedResponse, source: ResponseSource)?
+        /// The `Set-Cookie` fields of the `304` that made ``replacement``.
+        var replacementCookies: [String] = []
         var writer: HTTPCacheEntryWriter?
         /// The head the network answered with, for the cached-response handler.
         var networkHead: ResponseHead?
@@ -188,7 +193,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     private func step() {
         enum Action {
             case none
-            case head(HTTPCacheResponseHead)
+            case head(HTTPCacheResponseHead, setCookieFields: [String])
             case body(HTTPCacheBody, offset: Int64)
             case complete(URLError?, RequestMetrics)
         }
@@ -211,7 +216,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             if !playback.hasSentHead {
                 playback.hasSentHead = true
                 state.playback = playback
-                return .head(playback.head)
+                return .head(playback.head, setCookieFields: playback.setCookieFields)
             }
             if let body = playback.body, request.method != "HEAD", playback.offset < body.count {
                 return .body(body, offset: playback.offset)
@@ -223,8 +228,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         switch action {
         case .none:
             return
-        case .head(let head):
-            handler?.transportTask(self, didReceive: responseHead(head))
+        case .head(let head, let setCookieFields):
+            handler?.transportTask(self, didReceive: responseHead(head, adding: setCookieFields))
         case .body(let body, let offset):
             let chunk: Data
             do {
@@ -272,12 +277,13 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         return metrics
     }
 
-    private func responseHead(_ head: HTTPCacheResponseHead) -> ResponseHead {
+    private func responseHead(_ head: HTTPCacheResponseHead, adding setCookieFields: [String]) -> ResponseHead {
         ResponseHead(
             url: request.url,
             statusCode: head.statusCode,
             httpVersion: "HTTP/1.1",
             headerFields: head.headers.map { (name: $0.name, value: $0.value) }
+                + setCookieFields.map { (name: "Set-Cookie", value: $0) }
         )
     }
 
@@ -327,6 +333,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let cacheHead = HTTPCacheResponseHead(head)
         cache.invalidate(after: request, response: cacheHead)
         let (plan, requestTime, isCancelled) = state.withLock { ($0.plan, $0.requestTime, $0.isCancelled) }
+        cache.freshen(after: request, response: cacheHead, requestTime: requestTime, responseTime: now)
         if !isCancelled, case .network(let stored?) = plan, head.statusCode == 304 {
             if let merged = cache.mergeNotModified(
                 cacheHead,
@@ -336,7 +343,10 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 responseTime: now,
                 now: now
             ) {
-                state.withLock { $0.replacement = (merged, .revalidatedCache) }
+                state.withLock { state in
+                    state.replacement = (merged, .revalidatedCache)
+                    state.replacementCookies = head.setCookieFields
+                }
             } else if resend != nil {
                 // A 304 for another representation than the one stored (which is gone now):
                 // the request goes again as its caller made it.
@@ -437,7 +447,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 body: played.response.body,
                 source: played.source,
                 networkMetrics: metrics,
-                startDate: metrics.startDate
+                startDate: metrics.startDate,
+                setCookieFields: replacement == nil ? [] : state.replacementCookies
             )
             return scheduleStep(&state) ? .play : .none
         }

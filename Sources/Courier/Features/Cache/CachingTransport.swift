@@ -16,10 +16,14 @@ import FoundationNetworking
 final class CachingTransport: Transport {
     let base: any Transport
     let cache: HTTPCache
+    /// The mode of a request that chose none: `default`, or what the `URLSessionConfiguration`
+    /// whose `URLCache` the cache replaced asks for with its `requestCachePolicy`.
+    let defaultMode: RequestCacheMode
 
-    init(base: any Transport, cache: HTTPCache) {
+    init(base: any Transport, cache: HTTPCache, defaultMode: RequestCacheMode? = nil) {
         self.base = base
         self.cache = cache
+        self.defaultMode = defaultMode ?? .default
     }
 
     func makeTask(
@@ -46,7 +50,7 @@ final class CachingTransport: Transport {
             method: head.method.rawValue,
             url: head.url,
             headers: head.headers,
-            mode: head.effectiveCacheMode
+            mode: head.effectiveCacheMode == .default ? defaultMode : head.effectiveCacheMode
         )
         let now = Date()
         let decision = head.cacheDecision

@@ -195,6 +195,34 @@ public final class HTTPCache: Sendable {
         return HTTPCachedResponse(entry: merged, body: stored.body, age: age)
     }
 
+    /// Updates or removes the stored `GET` response a `HEAD` request's `200` describes (RFC 9111
+    /// §4.3.5): its headers take the `HEAD` response's when both name the same representation
+    /// (the same strong `ETag`, or without one the same `Last-Modified` and `Content-Length`);
+    /// otherwise the stored body is out of date and the entry goes. A `noStore` request changes
+    /// nothing.
+    func freshen(
+        after request: HTTPCacheRequest,
+        response: HTTPCacheResponseHead,
+        requestTime: Date,
+        responseTime: Date
+    ) {
+        guard request.method == "HEAD", response.statusCode == 200, request.mode != .noStore,
+            let key = HTTPCacheKey.primary(method: "GET", url: request.url),
+            let stored = store.entry(forKey: key),
+            stored.entry.matches(requestHeaders: request.headers)
+        else { return }
+        if let freshened = policy.freshening(
+            stored.entry,
+            withHeadResponse: response,
+            requestTime: requestTime,
+            responseTime: responseTime
+        ) {
+            store.updateEntry(freshened)
+        } else {
+            store.removeEntry(forKey: key)
+        }
+    }
+
     /// The stored response to answer `request` with at `now` because the network failed, or
     /// answered with a status in ``staleIfErrorStatuses``: within its `stale-if-error` window.
     func staleResponseOnError(for request: HTTPCacheRequest, now: Date) -> HTTPCachedResponse? {

@@ -79,6 +79,32 @@ extension HTTPCachePolicy {
         return merged
     }
 
+    /// `entry`, a stored `GET` response, updated by the `200` answering a `HEAD` request for it
+    /// (RFC 9111 §4.3.5), as a `304` would update it; `nil` when the `HEAD` response describes
+    /// another representation: a strong `ETag` other than the stored one, or, without an `ETag`,
+    /// another `Last-Modified` or `Content-Length` than the stored response had.
+    func freshening(
+        _ entry: HTTPCacheEntry,
+        withHeadResponse head: HTTPCacheResponseHead,
+        requestTime: Date,
+        responseTime: Date
+    ) -> HTTPCacheEntry? {
+        let headers = head.headers
+        if let tag = headers.value(for: "ETag") {
+            guard let stored = entry.entityTag, !tag.hasPrefix("W/"), tag == stored else { return nil }
+        } else {
+            for name in ["Last-Modified", "Content-Length"] {
+                guard let value = headers.value(for: name) else { continue }
+                guard let stored = entry.responseHeaders.value(for: name),
+                    value.trimmingHTTPWhitespace == stored.trimmingHTTPWhitespace
+                else { return nil }
+            }
+        }
+        var notModified = head
+        notModified.statusCode = 304
+        return merging(notModified: notModified, into: entry, requestTime: requestTime, responseTime: responseTime)
+    }
+
     /// The primary keys an unsafe request's response invalidates (RFC 9111 §4.4): for a method
     /// other than `GET`, `HEAD`, `OPTIONS` and `TRACE` answered with a `2xx` or `3xx`, the `GET`
     /// and `HEAD` entries of the request's URL and of the `Location` and `Content-Location` URLs

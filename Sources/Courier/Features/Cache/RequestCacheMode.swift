@@ -1,3 +1,9 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// How one request uses the HTTP cache, after fetch's `RequestCache`: set it per request to go
 /// around the cache, refresh it, or answer offline from it.
 ///
@@ -25,4 +31,19 @@ public enum RequestCacheMode: String, CaseIterable, Hashable, Sendable {
     /// Serves any stored response that matches, fresh or stale, without the network; without
     /// one, answers `504 Gateway Timeout` without the network: an offline mode.
     case onlyIfCached
+}
+
+extension RequestCacheMode {
+    /// The mode a `URLRequest`'s cache policy asks for, so that a request built with one (or a
+    /// `URLSessionConfiguration`'s `requestCachePolicy`) uses Courier's cache as it would have
+    /// used a `URLCache`.
+    init(_ policy: URLRequest.CachePolicy) {
+        switch policy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData: self = .reload
+        case .reloadRevalidatingCacheData: self = .noCache
+        case .returnCacheDataElseLoad: self = .forceCache
+        case .returnCacheDataDontLoad: self = .onlyIfCached
+        default: self = .default
+        }
+    }
 }

@@ -135,6 +135,30 @@ import Testing
         #expect(!HTTPCachePolicy.weaklyMatch("\"a\"", "\"b\""))
     }
 
+    @Test func aHeadResponseFreshensOnlyTheSameRepresentation() throws {
+        let tagged = try #require(CacheFixture.entry(["Cache-Control": "max-age=10", "ETag": "\"v1\""]))
+        let dated = try #require(
+            CacheFixture.entry([
+                "Cache-Control": "max-age=10", "Last-Modified": CacheFixture.date(-9), "Content-Length": "5",
+            ])
+        )
+        func freshen(_ entry: HTTPCacheEntry, _ headers: HTTPHeaders) -> HTTPCacheEntry? {
+            policy.freshening(
+                entry,
+                withHeadResponse: HTTPCacheResponseHead(statusCode: 200, headers: headers),
+                requestTime: start,
+                responseTime: start
+            )
+        }
+        let updated = try #require(freshen(tagged, ["ETag": "\"v1\"", "Cache-Control": "max-age=99"]))
+        #expect(updated.responseHeaders.value(for: "Cache-Control") == "max-age=99")
+        #expect(freshen(tagged, ["ETag": "\"v2\""]) == nil)
+        #expect(freshen(tagged, ["ETag": "W/\"v1\""]) == nil, "a weak tag cannot vouch for the stored body")
+        #expect(freshen(dated, ["Last-Modified": CacheFixture.date(-9), "Content-Length": "5"]) != nil)
+        #expect(freshen(dated, ["Last-Modified": CacheFixture.date(-1)]) == nil)
+        #expect(freshen(dated, ["Content-Length": "6"]) == nil)
+    }
+
     // MARK: Invalidation
 
     @Test func unsafeSuccessInvalidatesTheURLAndSameOriginLocations() throws {

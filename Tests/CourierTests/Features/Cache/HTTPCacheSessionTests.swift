@@ -217,6 +217,56 @@ import FoundationNetworking
         }
     }
 
+    /// A `HEAD` request's `200` updates the stored `GET` response when it names the same
+    /// representation, and removes it when it names another (RFC 9111 §4.3.5).
+    @Test(arguments: TransportKind.allCases)
+    func aHeadResponseFreshensOrRemovesTheStoredGet(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Self.session(transport)
+            let key = "head-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D60&etag=v1")
+            #expect(try await Self.fetch(session, url).source == .network)
+            // The same representation: the stored GET stays. (`reload`: the stored HEAD response
+            // would answer the second HEAD without the network.)
+            let same = await session.request(url, method: .head, headers: ["X-Test-ETag": "v1"]).cache(.reload)
+                .serializingData()
+                .response
+            #expect(same.head?.statusCode == 200)
+            let kept = try await Self.fetch(session, url)
+            #expect(kept.source == .cache && kept.echo.hit == 1)
+            // Another one: the stored GET is out of date, and the next GET goes to the network.
+            let changed = await session.request(url, method: .head, headers: ["X-Test-ETag": "v2"]).cache(.reload)
+                .serializingData().response
+            #expect(changed.head?.statusCode == 200)
+            let refetched = try await Self.fetch(session, url)
+            #expect(refetched.source == .network, "the HEAD response's other ETag left the old GET stored")
+            #expect(server.attempts(forKey: key) == 4)
+            await session.invalidate()
+        }
+    }
+
+    /// A `304`'s own `Set-Cookie` is kept, though the stored response it revalidates never
+    /// sets one again.
+    @Test(arguments: TransportKind.allCases)
+    func aRevalidationsOwnCookieIsKept(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let jar = CookieJar()
+            let session = transport.makeSession {
+                $0.httpCache = .memory()
+                $0.cookieStorage = jar
+            }
+            let key = "revalidation-cookie-\(transport.rawValue)"
+            let url = server.url("/cached/\(key)?cache-control=no-cache&etag=v1&set-cookie=session%3Dfresh")
+            _ = try await Self.fetch(session, url)
+            jar.removeAll()
+            let revalidated = try await Self.fetch(session, url)
+            #expect(revalidated.source == .revalidatedCache)
+            #expect(server.attempts(forKey: key) == 2)
+            #expect(jar.allCookies.map(\.value) == ["fresh"], "the 304's cookie was dropped")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func finishedRequestsThroughTheCacheAreReleased(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
@@ -277,5 +327,54 @@ import FoundationNetworking
             #expect(again.source == .network && again.echo.hit == 2)
             await session.invalidate()
         }
+    }
+
+    /// A `URLCache` on the URLSession transport's configuration gives way to Courier's cache,
+    /// which then answers as the configuration's and each `URLRequest`'s cache policy ask.
+    /// (FoundationNetworking's own would store nothing here, and would still go to the network
+    /// for `returnCacheDataDontLoad`.)
+    @Test func aURLCacheOnTheURLSessionTransportIsReplacedByCouriersCache() async throws {
+        try await TestServer.withRunningServer { server in
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+            configuration.requestCachePolicy = .returnCacheDataElseLoad
+            let transport = URLSessionTransport(configuration: configuration)
+            let cache = try #require(transport.httpCache, "the URLCache was not replaced")
+            #expect(configuration.urlCache != nil, "the caller's configuration is left as it was")
+            let session = Session(transport: transport)
+            #expect(session.configuration.httpCache === cache)
+
+            let key = "urlcache"
+            // Stale at once, but the configuration's policy (returnCacheDataElseLoad) takes it.
+            let url = server.url("/cached/\(key)?cache-control=max-age%3D0")
+            let first = try await Self.fetch(session, url)
+            #expect(first.source == .network && first.echo.hit == 1)
+            let second = try await Self.fetch(session, url)
+            #expect(second.source == .cache && second.echo.hit == 1)
+            #expect(cache.currentBytes > 0)
+
+            var offline = URLRequest(url: server.url("/cached/\(key)-absent"))
+            offline.cachePolicy = .returnCacheDataDontLoad
+            let missing = await session.request(offline).serializingData(emptyResponseCodes: [504]).response
+            #expect(missing.head?.statusCode == 504)
+            #expect(server.attempts(forKey: "\(key)-absent") == 0, "returnCacheDataDontLoad went to the network")
+            #expect(server.attempts(forKey: key) == 1)
+            await session.invalidate()
+        }
+    }
+
+    /// A session's own cache wins over the transport's, and a transport configured without a
+    /// `URLCache` brings none.
+    @Test func aSessionsOwnCacheWinsOverTheTransports() async throws {
+        let configuration = URLSessionTransport.defaultConfiguration()
+        configuration.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let own = HTTPCache.memory()
+        let session = Session(
+            configuration: Session.Configuration { $0.httpCache = own },
+            transport: URLSessionTransport(configuration: configuration)
+        )
+        #expect(session.configuration.httpCache === own)
+        #expect(URLSessionTransport().httpCache == nil)
+        await session.invalidate()
     }
 }
