@@ -5,6 +5,9 @@ import Foundation
 ///
 /// A body larger than the whole limit is never kept: its writer stops holding bytes as soon as
 /// the body passes the limit, so a large download through a small memory cache costs no memory.
+/// Bodies still being written count against the limit too, all together: many large downloads
+/// at once hold at most the limit in unfinished bodies (a writer that would pass it gives up, and
+/// its response is not stored), so the store never holds more than twice its limit.
 final class HTTPCacheMemoryStore: HTTPCacheStore {
     private struct Stored: Sendable {
         var entry: HTTPCacheEntry
@@ -16,6 +19,8 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
         var entries: [String: Stored] = [:]
         var order = HTTPCacheLRU()
         var totalBytes: Int64 = 0
+        /// The bytes writers hold for bodies not yet committed.
+        var pendingBytes: Int64 = 0
     }
 
     /// The most bytes the entries may take together.
@@ -41,24 +46,43 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
         // The chunks so far; the writer serialises its calls, this lock only makes that visible.
         let buffer = Protected(Data())
         let limit = byteLimit - Self.metadataCost(of: entry)
+        let state = self.state
+        let totalLimit = byteLimit
+        // Gives back what the writer counted in the store's pending bytes, and drops its chunks.
+        let release: @Sendable () -> Data = {
+            let data = buffer.withLock { data in
+                defer { data = Data() }
+                return data
+            }
+            state.withLock { $0.pendingBytes -= Int64(data.count) }
+            return data
+        }
         let operations = HTTPCacheEntryWriter.Operations(
             write: { chunk in
-                buffer.withLock { data in
-                    guard Int64(data.count) + Int64(chunk.count) <= limit else {
-                        data = Data()
-                        return false
+                let size = Int64(chunk.count)
+                let fits = buffer.withLock { Int64($0.count) + size <= limit }
+                let reserved =
+                    fits
+                    && state.withLock { state in
+                        guard state.pendingBytes + size <= totalLimit else { return false }
+                        state.pendingBytes += size
+                        return true
                     }
-                    data.append(chunk)
-                    return true
+                guard reserved else {
+                    _ = release()
+                    return false
                 }
+                buffer.withLock { $0.append(chunk) }
+                return true
             },
             commit: { [weak self] length in
+                let body = release()
                 guard let self else { return false }
                 var stored = entry
                 stored.bodyLength = length
-                return insert(stored, body: HTTPCacheBody(data: buffer.withLock { $0 }))
+                return insert(stored, body: HTTPCacheBody(data: body))
             },
-            discard: { buffer.withLock { $0 = Data() } }
+            discard: { _ = release() }
         )
         return HTTPCacheEntryWriter(entry: entry, operations: operations)
     }
@@ -85,8 +109,14 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
     }
 
     func removeAll() {
-        state.withLock { $0 = State() }
+        // Writers under way keep their count: they give it back when they end.
+        state.withLock { state in
+            state = State(pendingBytes: state.pendingBytes)
+        }
     }
+
+    /// The bytes writers hold for bodies still being written (for tests).
+    var pendingBytes: Int64 { state.withLock { $0.pendingBytes } }
 
     /// Stores `entry` with `body`, replacing the key's previous entry, then evicts down to the
     /// limit; `false` when it alone is over the limit.

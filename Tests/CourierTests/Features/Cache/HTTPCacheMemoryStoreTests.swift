@@ -51,6 +51,30 @@ import Testing
         #expect(store.totalBytes <= store.byteLimit)
     }
 
+    @Test func unfinishedBodiesTogetherStayWithinTheLimit() throws {
+        let a = try #require(Self.entry("a"))
+        let b = try #require(Self.entry("b"))
+        let store = HTTPCacheMemoryStore(byteLimit: 10_000)
+        let first = try #require(store.makeWriter(for: a))
+        let second = try #require(store.makeWriter(for: b))
+        first.write(Data(count: 6_000))
+        // Both would hold 12,000 unfinished bytes: the second gives up, and holds nothing.
+        second.write(Data(count: 6_000))
+        #expect(store.pendingBytes == 6_000)
+        #expect(!second.commit())
+        #expect(first.commit())
+        #expect(store.pendingBytes == 0)
+        #expect(store.entry(forKey: a.key) != nil)
+        #expect(store.entry(forKey: b.key) == nil)
+        // A writer dropped half-way gives its bytes back too.
+        do {
+            let dropped = try #require(store.makeWriter(for: b))
+            dropped.write(Data(count: 1_000))
+            withExtendedLifetime(dropped) { #expect(store.pendingBytes == 1_000) }
+        }
+        #expect(store.pendingBytes == 0)
+    }
+
     @Test func aBodyLargerThanTheLimitIsNotKept() throws {
         let entry = try #require(Self.entry("big"))
         let store = HTTPCacheMemoryStore(byteLimit: 4096)
