@@ -28,7 +28,7 @@ public final class ChildProcess: Sendable {
 
     /// How the child ended.
     public enum Termination: Sendable, Equatable {
-        /// It exited with this status.
+        /// It exited with this status (`-1` when its status could not be read).
         case exited(Int32)
         /// A signal ended it.
         case signalled(Int32)
@@ -128,18 +128,28 @@ public final class ChildProcess: Sendable {
         errorDescriptor = TestLock(errorPipe?.read)
         // Reaped on a thread of its own: `waitpid` blocks, and the task pool's few threads must not.
         Thread { [exit] in
-            var status: Int32 = 0
-            while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
-            // WIFEXITED/WEXITSTATUS/WTERMSIG, which Swift does not import: the low 7 bits hold the
-            // signal, 0 for a normal exit, whose status is in the next byte.
-            let signal = status & 0x7f
-            let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+            // Waited for without reaping (WNOWAIT), then reaped under the lock that `send(_:)`
+            // takes: until the termination is recorded the id stays the child's (a zombie), so a
+            // signal can never reach another process given the id since.
+            var info = siginfo_t()
+            var waited: Int32
+            repeat {
+                waited = waitid(P_PID, id_t(processID), &info, WEXITED | WNOWAIT)
+            } while waited < 0 && errno == EINTR
             let handlers = exit.withLock { state in
+                var status: Int32 = 0
+                let reaped = waitpid(processID, &status, 0)
+                // WIFEXITED/WEXITSTATUS/WTERMSIG, which Swift does not import: the low 7 bits hold
+                // the signal, 0 for a normal exit, whose status is in the next byte.
+                let signal = status & 0x7f
+                let termination: Termination =
+                    waited < 0 || reaped < 0
+                    ? .exited(-1) : signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
                 state.termination = termination
                 defer { state.handlers = [] }
-                return state.handlers
+                return state.handlers.map { handler in { handler(termination) } }
             }
-            handlers.forEach { $0(termination) }
+            handlers.forEach { $0() }
         }.start()
     }
 
@@ -170,15 +180,19 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Blocks the calling thread until the child ends. For synchronous helpers only.
-    public func waitUntilExit() -> Termination {
+    /// Blocks the calling thread until the child ends, for synchronous helpers only; after
+    /// `timeout` seconds it kills the child (`SIGKILL`) and waits for that.
+    public func waitUntilExit(killingAfter timeout: Double) -> Termination {
         let done = DispatchSemaphore(value: 0)
         let result = TestLock<Termination?>(nil)
         onExit { termination in
             result.withLock { $0 = termination }
             done.signal()
         }
-        done.wait()
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            send(SIGKILL)
+            done.wait()
+        }
         return result.withLock { $0 } ?? .exited(-1)
     }
 
@@ -202,11 +216,29 @@ public final class ChildProcess: Sendable {
         if let descriptor = errorDescriptor.withLock({ $0.take() }) { Self.drain(descriptor, sink) }
     }
 
+    /// Everything standard error's pipe holds to its end.
+    public func readAllError() -> Data {
+        var data = Data()
+        readError { data.append($0) }
+        return data
+    }
+
     /// Everything standard output's pipe holds to its end.
     public func readAllOutput() -> Data {
         var data = Data()
         readOutput { data.append($0) }
         return data
+    }
+
+    /// Everything standard output's pipe holds to its end and how the child ended, blocking the
+    /// calling thread (for synchronous helpers); a child still running after `timeout` seconds
+    /// is killed (`SIGKILL`), which ends its output too.
+    public func outputAndTermination(killingAfter timeout: Double) -> (output: Data, termination: Termination) {
+        let killer = DispatchWorkItem { [self] in send(SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        defer { killer.cancel() }
+        let output = readAllOutput()
+        return (output, waitUntilExit(killingAfter: timeout))
     }
 
     /// Everything standard output's pipe holds to its end, read on a thread of its own; `nil`

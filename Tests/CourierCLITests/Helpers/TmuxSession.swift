@@ -65,38 +65,18 @@ final class TmuxSession: Sendable {
     }
 
     /// Runs the tmux client that starts the server, with no descriptor of this process but
-    /// /dev/null: the daemonised server would otherwise hold other tests' pipes (and
-    /// `Process`'s exit monitoring) open for as long as it lives. Waits for the client to exit.
+    /// /dev/null (``ChildProcess`` passes no other): the daemonised server would otherwise hold
+    /// other tests' pipes open for as long as it lives. Waits for the client to exit.
     private func spawnServer(_ arguments: [String]) throws {
         guard let executable = Self.executable else { throw CocoaError(.executableNotLoadable) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // glibc 2.34+ has it, but its header hides it from Swift: look it up by name.
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { throw CocoaError(.featureUnsupported) }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        let argv = ([executable.path, "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) }
-        let environment = Self.environment.map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + environment).forEach { free($0) } }
-        // A dispatch thread blocks most signals, and a spawned process inherits its mask: tmux
-        // needs its signals (SIGCHLD, SIGTERM) to manage panes and to exit.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var processID = pid_t()
-        let spawned = posix_spawn(&processID, executable.path, &actions, &attributes, argv + [nil], environment + [nil])
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
-        var status: Int32 = 0
-        while waitpid(processID, &status, 0) < 0, errno == EINTR {}
+        let client = try ChildProcess(
+            path: executable.path,
+            arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
+            environment: Self.environment,
+            standardOutput: .null,
+            standardError: .null
+        )
+        _ = client.waitUntilExit(killingAfter: 10)
     }
 
     /// The environment tmux runs with: a colour terminal, no `NO_COLOR`, not nested in a tmux.
@@ -118,11 +98,7 @@ final class TmuxSession: Sendable {
             standardOutput: capturesOutput ? .pipe : .null,
             standardError: .null
         )
-        let killer = DispatchWorkItem { process.send(SIGTERM) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: killer)
-        let data = process.readAllOutput()
-        _ = process.waitUntilExit()
-        killer.cancel()
+        let data = process.outputAndTermination(killingAfter: 10).output
         return String(decoding: data, as: UTF8.self)
     }
 }

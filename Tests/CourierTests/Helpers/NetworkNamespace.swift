@@ -63,8 +63,8 @@ struct NetworkNamespace {
             standardOutput: .pipe,
             standardError: .standardOutput
         )
-        let data = process.readAllOutput()
-        let status = process.waitUntilExit().status
+        let (data, termination) = process.outputAndTermination(killingAfter: 30)
+        let status = termination.status
         let text = String(decoding: data, as: UTF8.self)
         guard status == 0 else {
             throw CommandFailure(arguments: arguments, status: status, output: text)
