@@ -23,8 +23,10 @@ public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
     /// Courier's cache in place of the `URLCache` the configuration had: in memory, with the
-    /// `URLCache`'s `memoryCapacity` (at least 512 KiB) as its limit; `nil` when the
-    /// configuration had none. For a cache on disk, set ``Session/Configuration/httpCache``.
+    /// `URLCache`'s `memoryCapacity` as its limit (its `diskCapacity`, up to 20 MiB, when it had
+    /// only that; at least 512 KiB); `nil` when the configuration had none, or one with no
+    /// capacity at all. For a cache on disk, set ``Session/Configuration/httpCache``; for none,
+    /// give the transport a configuration without a `URLCache`.
     public let httpCache: HTTPCache?
     /// What the configuration's `requestCachePolicy` asks of ``httpCache`` for a request whose
     /// own policy is `useProtocolCachePolicy` and that chose no ``RequestCacheMode``.
@@ -53,14 +55,19 @@ public final class URLSessionTransport: Transport {
         self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
         var configuration = configuration
-        if let urlCache = configuration.urlCache {
-            httpCache = .memory(byteLimit: max(512 * 1024, Int64(urlCache.memoryCapacity)))
+        if let urlCache = configuration.urlCache, urlCache.memoryCapacity > 0 || urlCache.diskCapacity > 0 {
+            httpCache = .memory(byteLimit: Self.replacementCacheLimit(for: urlCache))
             defaultCacheMode = RequestCacheMode(configuration.requestCachePolicy)
             // A copy, so the caller's configuration keeps what it was given.
             if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
             configuration.urlCache = nil
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         } else {
+            // No cache, or one of no capacity (a common way to turn caching off): none.
+            if configuration.urlCache != nil {
+                if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
+                configuration.urlCache = nil
+            }
             httpCache = nil
             defaultCacheMode = .default
         }
@@ -103,6 +110,13 @@ public final class URLSessionTransport: Transport {
         return true
         #endif
     }()
+
+    /// The byte limit of the cache that replaces `urlCache`.
+    static func replacementCacheLimit(for urlCache: URLCache) -> Int64 {
+        let capacity =
+            urlCache.memoryCapacity > 0 ? Int64(urlCache.memoryCapacity) : min(Int64(urlCache.diskCapacity), 20 << 20)
+        return max(512 * 1024, capacity)
+    }
 
     /// The default of ``maximumHeldBytes``: 16 MiB.
     public static let defaultMaximumHeldBytes = 16 * 1024 * 1024

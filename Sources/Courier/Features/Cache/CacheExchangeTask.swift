@@ -57,9 +57,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         var playback: Playback?
         /// Set at a `304` or an error status with a stale response to use: played once the
         /// network exchange has completed.
-        var replacement: (response: HTTPCachedResponse, source: ResponseSource)?
-        /// The `Set-Cookie` fields of the `304` that made ``replacement``.
-        var replacementCookies: [String] = []
+        /// With the `Set-Cookie` fields of the `304` that revalidated it, passed on with it.
+        var replacement: (response: HTTPCachedResponse, source: ResponseSource, setCookieFields: [String])?
         var writer: HTTPCacheEntryWriter?
         /// The head the network answered with, for the cached-response handler.
         var networkHead: ResponseHead?
@@ -343,10 +342,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 responseTime: now,
                 now: now
             ) {
-                state.withLock { state in
-                    state.replacement = (merged, .revalidatedCache)
-                    state.replacementCookies = head.setCookieFields
-                }
+                state.withLock { $0.replacement = (merged, .revalidatedCache, head.setCookieFields) }
             } else if resend != nil {
                 // A 304 for another representation than the one stored (which is gone now):
                 // the request goes again as its caller made it.
@@ -361,7 +357,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         if !isCancelled, HTTPCache.staleIfErrorStatuses.contains(head.statusCode),
             let stale = cache.staleResponseOnError(for: request, now: now)
         {
-            state.withLock { $0.replacement = (stale, .cache) }
+            state.withLock { $0.replacement = (stale, .cache, []) }
             // The error's body is not waited for (a server could stream it without end).
             task.cancel()
             return
@@ -425,7 +421,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         if played == nil, !isResending, let error, error.code != .cancelled, !hasForwardedHead, !isCancelled,
             let stale = cache.staleResponseOnError(for: request, now: now)
         {
-            played = (stale, .cache)
+            played = (stale, .cache, [])
         }
         let action = state.withLock { state -> Action in
             state.network = nil
@@ -448,7 +444,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 source: played.source,
                 networkMetrics: metrics,
                 startDate: metrics.startDate,
-                setCookieFields: replacement == nil ? [] : state.replacementCookies
+                setCookieFields: played.setCookieFields
             )
             return scheduleStep(&state) ? .play : .none
         }

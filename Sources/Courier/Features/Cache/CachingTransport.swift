@@ -26,6 +26,14 @@ final class CachingTransport: Transport {
         self.defaultMode = defaultMode ?? .default
     }
 
+    /// The mode `head` asks for, else `defaultMode` for a method the cache serves (a
+    /// configuration's `returnCacheDataDontLoad` must not answer every `POST` with a `504`).
+    static func mode(of head: RequestHead, defaultMode: RequestCacheMode) -> RequestCacheMode {
+        let own = head.effectiveCacheMode
+        guard own == .default, HTTPCachePolicy.isCacheableMethod(head.method.rawValue) else { return own }
+        return defaultMode
+    }
+
     func makeTask(
         for request: URLRequest,
         body: RequestBody?,
@@ -50,7 +58,7 @@ final class CachingTransport: Transport {
             method: head.method.rawValue,
             url: head.url,
             headers: head.headers,
-            mode: head.effectiveCacheMode == .default ? defaultMode : head.effectiveCacheMode
+            mode: Self.mode(of: head, defaultMode: defaultMode)
         )
         let now = Date()
         let decision = head.cacheDecision

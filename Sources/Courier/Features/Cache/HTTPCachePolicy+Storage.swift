@@ -80,9 +80,10 @@ extension HTTPCachePolicy {
     }
 
     /// `entry`, a stored `GET` response, updated by the `200` answering a `HEAD` request for it
-    /// (RFC 9111 §4.3.5), as a `304` would update it; `nil` when the `HEAD` response describes
-    /// another representation: a strong `ETag` other than the stored one, or, without an `ETag`,
-    /// another `Last-Modified` or `Content-Length` than the stored response had.
+    /// (RFC 9111 §4.3.5), as a `304` would update it; `nil` when the `HEAD` response may describe
+    /// another representation: any of `ETag` (strong only), `Last-Modified` and `Content-Length`
+    /// it sends differs from the stored response's, or it forbids storing (`no-store`), or it
+    /// varies on other request headers.
     func freshening(
         _ entry: HTTPCacheEntry,
         withHeadResponse head: HTTPCacheResponseHead,
@@ -90,16 +91,26 @@ extension HTTPCachePolicy {
         responseTime: Date
     ) -> HTTPCacheEntry? {
         let headers = head.headers
-        if let tag = headers.value(for: "ETag") {
-            guard let stored = entry.entityTag, !tag.hasPrefix("W/"), tag == stored else { return nil }
-        } else {
-            for name in ["Last-Modified", "Content-Length"] {
-                guard let value = headers.value(for: name) else { continue }
-                guard let stored = entry.responseHeaders.value(for: name),
-                    value.trimmingHTTPWhitespace == stored.trimmingHTTPWhitespace
-                else { return nil }
-            }
+        let stored = entry.responseHeaders
+        if let tag = headers.value(for: "ETag")?.trimmingHTTPWhitespace {
+            guard !tag.hasPrefix("W/"), let storedTag = entry.entityTag?.trimmingHTTPWhitespace, tag == storedTag
+            else { return nil }
         }
+        if let modified = headers.value(for: "Last-Modified") {
+            guard let date = HTTPDate.parse(modified), let storedModified = stored.value(for: "Last-Modified"),
+                HTTPDate.parse(storedModified) == date
+            else { return nil }
+        }
+        if let length = headers.value(for: "Content-Length")?.trimmingHTTPWhitespace {
+            // A body that came chunked has no Content-Length stored, but its length is known
+            // (unless it is still encoded, when the stored bytes are not what the header counts).
+            let storedLength =
+                stored.value(for: "Content-Length").map { String($0.trimmingHTTPWhitespace) }
+                ?? (stored.value(for: "Content-Encoding") == nil ? String(entry.bodyLength) : nil)
+            guard String(length) == storedLength else { return nil }
+        }
+        if CacheControl(responseHeaders: headers).noStore { return nil }
+        if let vary = headers.value(for: "Vary"), vary != stored.value(for: "Vary") { return nil }
         var notModified = head
         notModified.statusCode = 304
         return merging(notModified: notModified, into: entry, requestTime: requestTime, responseTime: responseTime)

@@ -157,6 +157,14 @@ import Testing
         #expect(freshen(dated, ["Last-Modified": CacheFixture.date(-9), "Content-Length": "5"]) != nil)
         #expect(freshen(dated, ["Last-Modified": CacheFixture.date(-1)]) == nil)
         #expect(freshen(dated, ["Content-Length": "6"]) == nil)
+        // Every validator and length sent must match, not only the first.
+        #expect(freshen(dated, ["Last-Modified": CacheFixture.date(-9), "Content-Length": "6"]) == nil)
+        #expect(freshen(tagged, ["ETag": "\"v1\"", "Last-Modified": CacheFixture.date(-1)]) == nil)
+        // A body that came chunked: its stored length (0 here) stands for Content-Length.
+        #expect(freshen(tagged, ["ETag": "\"v1\"", "Content-Length": "0"]) != nil)
+        #expect(freshen(tagged, ["ETag": "\"v1\"", "Content-Length": "7"]) == nil)
+        #expect(freshen(tagged, ["ETag": "\"v1\"", "Cache-Control": "no-store"]) == nil)
+        #expect(freshen(tagged, ["ETag": "\"v1\"", "Vary": "Accept"]) == nil)
     }
 
     // MARK: Invalidation

@@ -375,6 +375,29 @@ import FoundationNetworking
         )
         #expect(session.configuration.httpCache === own)
         #expect(URLSessionTransport().httpCache == nil)
+        // A URLCache of no capacity is a common way to turn caching off: it stays off.
+        let off = URLSessionTransport.defaultConfiguration()
+        off.urlCache = URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
+        #expect(URLSessionTransport(configuration: off).httpCache == nil)
         await session.invalidate()
+    }
+
+    /// A configuration's `returnCacheDataDontLoad` keeps `GET`s off the network, but a `POST`,
+    /// which no cache answers, still goes (it would otherwise always get a `504`).
+    @Test func aConfigurationsOfflinePolicyLeavesUnsafeMethodsAlone() async throws {
+        try await TestServer.withRunningServer { server in
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+            configuration.requestCachePolicy = .returnCacheDataDontLoad
+            let session = Session(transport: URLSessionTransport(configuration: configuration))
+            let key = "offline-policy"
+            let get = await session.request(server.url("/cached/\(key)")).serializingData(emptyResponseCodes: [504])
+                .response
+            #expect(get.head?.statusCode == 504)
+            let post = await session.request(server.url("/cached/\(key)"), method: .post).serializingData().response
+            #expect(post.head?.statusCode == 200)
+            #expect(server.attempts(forKey: key) == 1)
+            await session.invalidate()
+        }
     }
 }
