@@ -190,7 +190,7 @@ public final class HTTPCache: Sendable {
             store.removeEntry(forKey: stored.entry.key)
             return nil
         }
-        if request.mode != .noStore { store.updateEntry(merged) }
+        if request.mode != .noStore { store.updateEntry(merged, replacing: stored.entry) }
         let age = HTTPCachePolicy.seconds(policy.currentAge(of: merged, now: now))
         return HTTPCachedResponse(entry: merged, body: stored.body, age: age)
     }
@@ -217,7 +217,7 @@ public final class HTTPCache: Sendable {
             requestTime: requestTime,
             responseTime: responseTime
         ) {
-            store.updateEntry(freshened)
+            store.updateEntry(freshened, replacing: stored.entry)
         } else {
             store.removeEntry(forKey: key)
         }
@@ -237,7 +237,7 @@ public final class HTTPCache: Sendable {
     /// Replaces the metadata of the stored entry `entry` names (its headers, as a
     /// ``CachedResponseHandler`` changed them), keeping its body.
     func replaceEntry(_ entry: HTTPCacheEntry) {
-        store.updateEntry(entry)
+        store.updateEntry(entry, replacing: nil)
     }
 
     /// The statuses `stale-if-error` treats as errors (RFC 5861 §4).

@@ -147,12 +147,15 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
     }
 
     @discardableResult
-    func updateEntry(_ entry: HTTPCacheEntry) -> Bool {
+    func updateEntry(_ entry: HTTPCacheEntry, replacing previous: HTTPCacheEntry?) -> Bool {
         let stem = Self.stem(for: entry.key)
         return state.withLock { state in
             guard let indexed = state.entries[stem], let metadata = readMetadata(stem: stem, touching: false),
                 metadata.entry.key == entry.key, metadata.bodyFile == indexed.bodyFile
             else { return false }
+            // `previous` was read from this file (as every entry this store hands out), so its
+            // times compare exactly.
+            if let previous, !metadata.entry.isSameVersion(as: previous) { return false }
             let (stored, bodyFile) = metadata
             var updated = entry
             updated.bodyLength = stored.bodyLength

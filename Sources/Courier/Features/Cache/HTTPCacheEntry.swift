@@ -32,6 +32,12 @@ struct HTTPCacheEntry: Equatable, Sendable {
         )
     }
 
+    /// Whether `other` is this very stored response (the same times and body length), not one
+    /// stored under the same key since.
+    func isSameVersion(as other: HTTPCacheEntry) -> Bool {
+        requestTime == other.requestTime && responseTime == other.responseTime && bodyLength == other.bodyLength
+    }
+
     /// The response's `ETag`, if any.
     var entityTag: String? { responseHeaders.value(for: "ETag") }
 }

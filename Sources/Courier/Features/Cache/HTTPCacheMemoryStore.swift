@@ -88,9 +88,10 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
     }
 
     @discardableResult
-    func updateEntry(_ entry: HTTPCacheEntry) -> Bool {
+    func updateEntry(_ entry: HTTPCacheEntry, replacing previous: HTTPCacheEntry?) -> Bool {
         state.withLock { state in
             guard var stored = state.entries[entry.key] else { return false }
+            if let previous, !stored.entry.isSameVersion(as: previous) { return false }
             var updated = entry
             updated.bodyLength = stored.entry.bodyLength
             let cost = stored.body.count + Self.metadataCost(of: updated)

@@ -16,9 +16,11 @@ protocol HTTPCacheStore: Sendable {
     /// (a disk store whose directory is not writable).
     func makeWriter(for entry: HTTPCacheEntry) -> HTTPCacheEntryWriter?
     /// Replaces the metadata of the entry stored under `entry.key`, keeping its body (a `304`'s
-    /// merge); `false` when there is no such entry any more.
+    /// merge); `false` when there is no such entry any more, or, given `previous`, when the one
+    /// stored is no longer that version (another response was stored meanwhile: the update,
+    /// made from the old one, must not land on the new body).
     @discardableResult
-    func updateEntry(_ entry: HTTPCacheEntry) -> Bool
+    func updateEntry(_ entry: HTTPCacheEntry, replacing previous: HTTPCacheEntry?) -> Bool
     /// Removes the entry under `key`, if any.
     func removeEntry(forKey key: String)
     /// Removes every entry.

@@ -101,13 +101,31 @@ import Testing
         let store = HTTPCacheMemoryStore(byteLimit: 1 << 20)
         #expect(Self.store(store, entry, body: Data("body".utf8)))
         entry.responseHeaders.update(name: "X-Merged", value: "1")
-        #expect(store.updateEntry(entry))
+        #expect(store.updateEntry(entry, replacing: nil))
         let found = try #require(store.entry(forKey: entry.key))
         #expect(found.entry.responseHeaders["X-Merged"] == "1")
         #expect(try found.body.data(limit: 10) == Data("body".utf8))
         store.removeEntry(forKey: entry.key)
-        #expect(!store.updateEntry(entry))
+        #expect(!store.updateEntry(entry, replacing: nil))
         #expect(store.totalBytes == 0)
+    }
+
+    /// An update made from one stored version does not land on another stored since (a `304`
+    /// merged into the old headers must not describe a new body).
+    @Test func anUpdateOfAnOldVersionIsRefused() throws {
+        let old = try #require(Self.entry("a"))
+        let store = HTTPCacheMemoryStore(byteLimit: 1 << 20)
+        #expect(Self.store(store, old, body: Data("old".utf8)))
+        let stored = try #require(store.entry(forKey: old.key)).entry
+        var newer = old
+        newer.responseTime = old.responseTime.addingTimeInterval(5)
+        #expect(Self.store(store, newer, body: Data("newer".utf8)))
+        var merged = stored
+        merged.responseHeaders.update(name: "X-Merged", value: "1")
+        #expect(!store.updateEntry(merged, replacing: stored))
+        #expect(store.entry(forKey: old.key)?.entry.responseHeaders["X-Merged"] == nil)
+        let current = try #require(store.entry(forKey: old.key)).entry
+        #expect(store.updateEntry(merged, replacing: current))
     }
 
     @Test func leastRecentlyUsedOrder() {
