@@ -28,6 +28,27 @@ public func request<Parameters: Encodable & Sendable>(
     )
 }
 
+/// A request on ``Session/default`` with a ``Parameters`` dictionary encoded by `encoding`.
+public func request(
+    _ url: any URLConvertible,
+    method: HTTPMethod = .get,
+    parameters: Parameters?,
+    encoding: any ParameterEncoding = URLEncoding.default,
+    headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil,
+    requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+) -> DataRequest {
+    Session.default.request(
+        url,
+        method: method,
+        parameters: parameters,
+        encoding: encoding,
+        headers: headers,
+        interceptor: interceptor,
+        requestModifier: requestModifier
+    )
+}
+
 /// A request on ``Session/default`` without parameters.
 public func request(
     _ url: any URLConvertible,

@@ -240,6 +240,37 @@ public final class Session: RequestDelegate, Sendable {
         return request(convertible, interceptor: interceptor)
     }
 
+    /// A request for `url` with a ``Parameters`` dictionary encoded by `encoding` (into the
+    /// query for `GET`, `HEAD` and `DELETE`, else the body, with the default): Alamofire's most
+    /// used call, for code that builds parameters as dictionaries.
+    ///
+    /// ```swift
+    /// session.request(url, method: .post, parameters: ["name": "Ada"], encoding: JSONEncoding.default)
+    /// ```
+    ///
+    /// A dictionary literal picks this form over the `Encodable` one (as in Alamofire); give an
+    /// `encoder:` to use the other.
+    public func request(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> DataRequest {
+        let convertible = RequestConvertible(
+            url: url,
+            method: method,
+            headers: headers,
+            timeout: configuration.timeoutInterval,
+            requestModifier: requestModifier
+        ) { request in
+            try encoding.encode(request, with: parameters)
+        }
+        return request(convertible, interceptor: interceptor)
+    }
+
     /// A request for `url` without parameters.
     public func request(
         _ url: any URLConvertible,

@@ -73,15 +73,23 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         -> URLRequest
     {
         guard let parameters else { return request }
-        var request = request
-        guard let url = request.url else { throw CourierError.parameterEncodingFailed(Failure.missingURL) }
-        let method = HTTPMethod(rawValue: request.httpMethod ?? HTTPMethod.get.rawValue)
+        guard request.url != nil else { throw CourierError.parameterEncodingFailed(Failure.missingURL) }
         let query: String
         do {
             query = try encoder.encode(parameters)
         } catch {
             throw CourierError.parameterEncodingFailed(error)
         }
+        return try Self.place(query, in: request, destination: destination)
+    }
+
+    /// `request` with the encoded form `query` in its URL's query (after any it has) or as its
+    /// body, as `destination` says for its method; a body gets
+    /// `Content-Type: application/x-www-form-urlencoded; charset=utf-8` unless it has one.
+    static func place(_ query: String, in request: URLRequest, destination: Destination) throws -> URLRequest {
+        var request = request
+        guard let url = request.url else { throw CourierError.parameterEncodingFailed(Failure.missingURL) }
+        let method = HTTPMethod(rawValue: request.httpMethod ?? HTTPMethod.get.rawValue)
         if destination.encodesInURL(for: method) {
             guard !query.isEmpty else { return request }
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {

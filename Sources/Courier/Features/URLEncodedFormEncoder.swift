@@ -189,7 +189,7 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 
     /// Characters left unescaped: RFC 3986 unreserved ones, plus `?` and `/` (RFC 3986 §3.4 allows them in a query).
-    private static let allowedCharacters: CharacterSet = {
+    static let allowedCharacters: CharacterSet = {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         allowed.insert(charactersIn: "?/")
         return allowed
