@@ -10,10 +10,10 @@ import FoundationNetworking
 /// Alamofire's dictionary encodings, `URLEncoding` and `JSONEncoding`, and
 /// `request(_:method:parameters:encoding:)`.
 @Suite struct ParameterEncodingTests {
-    private static let url = URL(string: "https://example.com/search?lang=en")!
+    private static let url = URLComponents(string: "https://example.com/search?lang=en")?.url
 
-    private static func request(_ method: HTTPMethod = .get) -> URLRequest {
-        var request = URLRequest(url: url)
+    private static func request(_ method: HTTPMethod = .get) throws -> URLRequest {
+        var request = URLRequest(url: try #require(url))
         request.httpMethod = method.rawValue
         return request
     }
@@ -30,7 +30,7 @@ import FoundationNetworking
             "missing": String?.none as any Sendable,
             "present": String?.some("yes") as any Sendable,
         ]
-        let encoded = try URLEncoding.default.encode(Self.request(), with: parameters)
+        let encoded = try URLEncoding.default.encode(try Self.request(), with: parameters)
         #expect(
             encoded.url?.query
                 == "lang=en&exact=1&filter%5Ba%5D=first&filter%5Bz%5D=last&half=0.5&page=2&present=yes"
@@ -42,14 +42,15 @@ import FoundationNetworking
     @Test func arrayAndBoolEncodingsAreChosen() throws {
         let parameters: Parameters = ["ids": [1, 2], "on": false]
         func query(_ encoding: URLEncoding) throws -> String? {
-            try encoding.encode(URLRequest(url: URL(string: "https://example.com/")!), with: parameters).url?.query
+            try encoding.encode(try Self.request(), with: parameters).url?.query
         }
-        #expect(try query(URLEncoding(arrayEncoding: .noBrackets)) == "ids=1&ids=2&on=0")
-        #expect(try query(URLEncoding(arrayEncoding: .indexInBrackets)) == "ids%5B0%5D=1&ids%5B1%5D=2&on=0")
+        #expect(try query(URLEncoding(arrayEncoding: .noBrackets)) == "lang=en&ids=1&ids=2&on=0")
+        #expect(try query(URLEncoding(arrayEncoding: .indexInBrackets)) == "lang=en&ids%5B0%5D=1&ids%5B1%5D=2&on=0")
         #expect(
-            try query(URLEncoding(arrayEncoding: .custom { key, index in "\(key).\(index)" })) == "ids.0=1&ids.1=2&on=0"
+            try query(URLEncoding(arrayEncoding: .custom { key, index in "\(key).\(index)" }))
+                == "lang=en&ids.0=1&ids.1=2&on=0"
         )
-        #expect(try query(URLEncoding(boolEncoding: .literal)) == "ids%5B%5D=1&ids%5B%5D=2&on=false")
+        #expect(try query(URLEncoding(boolEncoding: .literal)) == "lang=en&ids%5B%5D=1&ids%5B%5D=2&on=false")
     }
 
     /// Numbers from `JSONSerialization` are `NSNumber`s: a Bool among them is still a Bool.
@@ -64,22 +65,25 @@ import FoundationNetworking
 
     @Test(arguments: [HTTPMethod.post, .put, .patch])
     func theBodyTakesTheParametersForOtherMethods(method: HTTPMethod) throws {
-        let encoded = try URLEncoding.default.encode(Self.request(method), with: ["name": "Ada Lovelace"])
+        let encoded = try URLEncoding.default.encode(try Self.request(method), with: ["name": "Ada Lovelace"])
         #expect(encoded.url == Self.url)
         #expect(encoded.httpBody == Data("name=Ada%20Lovelace".utf8))
         #expect(encoded.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
         // Forced destinations, and a Content-Type the request has is kept.
-        var typed = Self.request(.get)
+        var typed = try Self.request(.get)
         typed.setValue("text/plain", forHTTPHeaderField: "Content-Type")
         let body = try URLEncoding.httpBody.encode(typed, with: ["a": 1])
         #expect(body.httpBody == Data("a=1".utf8) && body.value(forHTTPHeaderField: "Content-Type") == "text/plain")
-        #expect(try URLEncoding.queryString.encode(Self.request(method), with: ["a": 1]).url?.query == "lang=en&a=1")
-        #expect(try URLEncoding.default.encode(Self.request(method), with: nil) == Self.request(method))
+        #expect(
+            try URLEncoding.queryString.encode(try Self.request(method), with: ["a": 1]).url?.query == "lang=en&a=1"
+        )
+        let unchanged = try Self.request(method)
+        #expect(try URLEncoding.default.encode(unchanged, with: nil) == unchanged)
     }
 
     @Test func jsonEncodingWritesTheBody() throws {
         let encoded = try JSONEncoding.default.encode(
-            Self.request(.post),
+            try Self.request(.post),
             with: ["name": "Ada", "tags": ["x"], "n": 1]
         )
         #expect(encoded.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -88,11 +92,11 @@ import FoundationNetworking
         #expect(decoded["name"] as? String == "Ada")
         #expect(decoded["tags"] as? [String] == ["x"])
         #expect((decoded["n"] as? NSNumber)?.intValue == 1)
-        let pretty = try JSONEncoding.prettyPrinted.encode(Self.request(.post), with: ["a": 1])
+        let pretty = try JSONEncoding.prettyPrinted.encode(try Self.request(.post), with: ["a": 1])
         #expect(pretty.httpBody.map { String(decoding: $0, as: UTF8.self).contains("\n") } == true)
-        let array = try JSONEncoding.default.encode(Self.request(.post), withJSONObject: [1, 2])
+        let array = try JSONEncoding.default.encode(try Self.request(.post), withJSONObject: [1, 2])
         #expect(array.httpBody == Data("[1,2]".utf8))
-        #expect(try JSONEncoding.default.encode(Self.request(.post), with: nil).httpBody == nil)
+        #expect(try JSONEncoding.default.encode(try Self.request(.post), with: nil).httpBody == nil)
     }
 
     /// What JSON cannot hold fails with a CourierError before `JSONSerialization` sees it (on
@@ -100,7 +104,7 @@ import FoundationNetworking
     @Test(arguments: [Date() as any Sendable, Double.nan as any Sendable, Double.infinity as any Sendable])
     func whatJSONCannotHoldFailsCleanly(value: any Sendable) {
         #expect {
-            try JSONEncoding.default.encode(Self.request(.post), with: ["bad": value])
+            try JSONEncoding.default.encode(try Self.request(.post), with: ["bad": value])
         } throws: { error in
             (error as? CourierError)?.kind == .parameterEncodingFailed
         }
