@@ -102,6 +102,21 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
         self.result = result
     }
 
+    /// This response with `result` in place of its own: what the transforms
+    /// (``map(_:)``, ``mapError(_:)``…) build.
+    func replacingResult<NewSuccess, NewFailure>(
+        _ result: Result<NewSuccess, NewFailure>
+    ) -> DataResponse<NewSuccess, NewFailure> {
+        DataResponse<NewSuccess, NewFailure>(
+            reported: reported,
+            head: head,
+            data: data,
+            metrics: metrics,
+            serializationDuration: serializationDuration,
+            result: result
+        )
+    }
+
     /// The value, on success.
     public var value: Success? { try? result.get() }
 
