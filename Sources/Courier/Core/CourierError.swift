@@ -106,6 +106,9 @@ public struct CourierError: Error, Sendable {
         case stringSerializationFailed(encoding: String.Encoding)
         /// A `Decodable` value could not be decoded; the decoder's error is kept.
         case decodingFailed(error: any Error)
+        /// The body is not JSON `JSONSerialization` reads (the deprecated `responseJSON`); its
+        /// error is kept.
+        case jsonSerializationFailed(error: any Error)
         /// A custom serializer threw this error.
         case customSerializationFailed(error: any Error)
         /// A download's file could not be read.
@@ -324,7 +327,8 @@ public struct CourierError: Error, Sendable {
         case .retry(let retryError, _): return retryError
         case .move(let error, _, _): return error
         case .validation(.customValidationFailed(let error)): return error
-        case .serialization(.decodingFailed(let error)), .serialization(.customSerializationFailed(let error)):
+        case .serialization(.decodingFailed(let error)), .serialization(.customSerializationFailed(let error)),
+            .serialization(.jsonSerializationFailed(let error)):
             return error
         case .response(_, let error): return error
         case .url, .header, .validation, .serialization, .limit: return nil
@@ -436,6 +440,8 @@ extension CourierError: LocalizedError, CustomStringConvertible {
             return "The response body is not valid text in the \(encoding) encoding."
         case .decodingFailed(let error):
             return "The response body could not be decoded: \(error)"
+        case .jsonSerializationFailed(let error):
+            return "The response body is not JSON: \(error.localizedDescription)"
         case .customSerializationFailed(let error):
             return "The response could not be serialized: \(error.localizedDescription)"
         case .inputFileReadFailed(let url):
