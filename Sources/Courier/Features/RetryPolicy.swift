@@ -18,7 +18,7 @@ import FoundationNetworking
 ///   have acted on is never sent twice unless the caller says so;
 /// - the response's status is in ``retryableHTTPStatusCodes`` (it must have failed validation, so
 ///   call `validate()`), or it is `429` with a `Retry-After`, or the transport failed with a code in
-///   ``retryableURLErrorCodes``.
+///   ``retryableURLErrorCodes``: either one is enough, as in Alamofire.
 ///
 /// ## Delay
 ///
@@ -59,21 +59,27 @@ public struct RetryPolicy: RequestInterceptor {
     /// Statuses that say "try again": timeout, server errors a restart or a failover clears.
     public static let defaultRetryableHTTPStatusCodes: Set<Int> = [408, 500, 502, 503, 504]
     /// Transport failures a second attempt may not meet: timeouts, lost or refused connections,
-    /// name resolution, no network.
+    /// name resolution, no network, a TLS failure or a certificate whose dates the clock may
+    /// have misjudged, a body whose decoding broke off. Alamofire's set.
     public static let defaultRetryableURLErrorCodes: Set<URLError.Code> = [
-        .timedOut,
-        .networkConnectionLost,
-        .cannotConnectToHost,
-        .cannotFindHost,
-        .dnsLookupFailed,
-        .notConnectedToInternet,
-        .resourceUnavailable,
+        .backgroundSessionInUseByAnotherProcess,
         .backgroundSessionWasDisconnected,
-        .secureConnectionFailed,
         .badServerResponse,
         .callIsActive,
+        .cannotConnectToHost,
+        .cannotFindHost,
+        .cannotLoadFromNetwork,
         .dataNotAllowed,
+        .dnsLookupFailed,
+        .downloadDecodingFailedMidStream,
+        .downloadDecodingFailedToComplete,
         .internationalRoamingOff,
+        .networkConnectionLost,
+        .notConnectedToInternet,
+        .secureConnectionFailed,
+        .serverCertificateHasBadDate,
+        .serverCertificateNotYetValid,
+        .timedOut,
     ]
 
     /// Failures no attempt will mend, never retried by this policy: ``CourierError/Kind/invalidResponse``,
@@ -151,10 +157,14 @@ public struct RetryPolicy: RequestInterceptor {
         // Failures another try will not mend, whatever URLError or status they carry: the server
         // spoke no valid HTTP, a body passed its limit, a URL was refused.
         if Self.neverRetriedKinds.contains(error.kind) { return false }
-        if let code = error.urlError?.code { return retryableURLErrorCodes.contains(code) }
-        guard let head = request.responseHead else { return false }
-        if retryableHTTPStatusCodes.contains(head.statusCode) { return true }
-        return head.statusCode == 429 && head.value(forHTTPHeaderField: "Retry-After") != nil
+        // Either the status or the transport's error may say "again", as in Alamofire: a 503
+        // whose body was then cut off is still a 503.
+        if let head = request.responseHead {
+            if retryableHTTPStatusCodes.contains(head.statusCode) { return true }
+            if head.statusCode == 429, head.value(forHTTPHeaderField: "Retry-After") != nil { return true }
+        }
+        guard let code = error.urlError?.code else { return false }
+        return retryableURLErrorCodes.contains(code)
     }
 
     /// The delay ceiling before the retry that follows `retryCount` retries: the table above.
