@@ -29,3 +29,30 @@ extension URLRequest {
         allHTTPHeaderFields = fields
     }
 }
+
+// Alamofire's conveniences on URLRequest, so code that reads or sets them moves over unchanged.
+extension URLRequest {
+    /// The request's method as an ``HTTPMethod``; `nil` when it has none. Setting `nil` clears it
+    /// (URLSession then sends `GET`).
+    public var method: HTTPMethod? {
+        get { httpMethod.map(HTTPMethod.init(rawValue:)) }
+        set { httpMethod = newValue?.rawValue }
+    }
+
+    /// The request's headers as ``HTTPHeaders``. Setting replaces them all.
+    public var headers: HTTPHeaders {
+        get { allHTTPHeaderFields.map(HTTPHeaders.init) ?? HTTPHeaders() }
+        set { allHTTPHeaderFields = newValue.dictionary }
+    }
+
+    /// A request for `url` with `method` and `headers`: Alamofire's
+    /// `URLRequest(url:method:headers:)`.
+    ///
+    /// - Throws: What `url` throws when it is no valid URL (a ``CourierError`` of kind
+    ///   ``CourierError/Kind/invalidURL`` for a string).
+    public init(url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders? = nil) throws {
+        self.init(url: try url.asURL())
+        self.method = method
+        if let headers { allHTTPHeaderFields = headers.dictionary }
+    }
+}

@@ -61,6 +61,23 @@ struct Echo: Decodable, Sendable {
         }
     }
 
+    /// A request built with Alamofire's `URLRequest(url:method:headers:)` goes out as built.
+    @Test(arguments: TransportKind.allCases)
+    func aURLRequestBuiltTheAlamofireWayGoesOutAsBuilt(transport: TransportKind) async throws {
+        struct MethodEcho: Decodable, Sendable {
+            var method: String
+            var headers: [String: String]
+        }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = try URLRequest(url: server.url("/anything"), method: .put, headers: ["X-Trace": "abc"])
+            let echo = try await session.request(request).validate().serializingDecodable(MethodEcho.self).value
+            #expect(echo.method == "PUT")
+            #expect(echo.headers["X-Trace"] == "abc")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func postSendsJSONParameters(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in

@@ -83,4 +83,18 @@ import FoundationNetworking
     private func movingUserInfo(of request: URLRequest) throws -> URLRequest {
         try #require(RequestHead(request)).movingUserInfoToAuthorization().urlRequest
     }
+
+    /// Alamofire's `URLRequest(url:method:headers:)`, `method` and `headers`.
+    @Test func alamofiresConveniencesReadAndWriteTheRequest() throws {
+        var request = try URLRequest(url: "http://127.0.0.1/post", method: .post, headers: ["X-Trace": "1"])
+        #expect(request.httpMethod == "POST" && request.method == .post)
+        #expect(request.headers["X-Trace"] == "1")
+        request.method = .patch
+        request.headers = ["Accept": "text/plain"]
+        #expect(request.httpMethod == "PATCH")
+        #expect(request.allHTTPHeaderFields == ["Accept": "text/plain"])
+        request.method = nil
+        #expect(request.httpMethod == "GET", "URLRequest reports GET once the method is cleared")
+        #expect(throws: CourierError.self) { try URLRequest(url: "http://[::1", method: .get) }
+    }
 }
