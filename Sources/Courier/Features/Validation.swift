@@ -140,14 +140,19 @@ enum ContentTypeValidation {
         if bodyIsEmpty || acceptable.contains(where: { $0.trimmingHTTPWhitespace == "*/*" }) {
             return nil
         }
+        // The error lists the acceptable types sorted, as Alamofire's does: the same message
+        // whatever order they were given in.
         guard let responseContentType = readContentType(), let responseType = MediaType(responseContentType) else {
-            return .responseValidationFailed(.missingContentType(acceptableContentTypes: acceptable))
+            return .responseValidationFailed(.missingContentType(acceptableContentTypes: acceptable.sorted()))
         }
         for candidate in acceptable {
             if let acceptableType = MediaType(candidate), acceptableType.matches(responseType) { return nil }
         }
         return .responseValidationFailed(
-            .unacceptableContentType(acceptableContentTypes: acceptable, responseContentType: responseContentType)
+            .unacceptableContentType(
+                acceptableContentTypes: acceptable.sorted(),
+                responseContentType: responseContentType
+            )
         )
     }
 

@@ -150,6 +150,14 @@ struct Echo: Decodable, Sendable {
             } else {
                 Issue.record("expected an unacceptable content type, got \(xml)")
             }
+            // The error lists the acceptable types sorted, as Alamofire's does.
+            let unsorted = await session.request(server.url("/xml"))
+                .validate(contentType: ["text/plain", "application/json", "image/png"]).serializingString().response
+            if case .unacceptableContentType(let listed, _)? = unsorted.error?.validationFailureReason {
+                #expect(listed == ["application/json", "image/png", "text/plain"])
+            } else {
+                Issue.record("expected an unacceptable content type, got \(unsorted)")
+            }
             let wildcard = await session.request(server.url("/xml")).validate(contentType: ["application/*"])
                 .serializingString().result
             #expect((try? wildcard.get())?.contains("<slideshow") == true)
