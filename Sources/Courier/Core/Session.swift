@@ -228,16 +228,7 @@ public final class Session: RequestDelegate, Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        let convertible = RequestConvertible(
-            url: url,
-            method: method,
-            headers: headers,
-            timeout: configuration.timeoutInterval,
-            requestModifier: requestModifier
-        ) { request in
-            try encoder.encode(parameters, into: request)
-        }
-        return request(convertible, interceptor: interceptor)
+        request(url, method, headers, interceptor, requestModifier) { try encoder.encode(parameters, into: $0) }
     }
 
     /// A request for `url` with a ``Parameters`` dictionary encoded by `encoding` (into the
@@ -259,16 +250,7 @@ public final class Session: RequestDelegate, Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        let convertible = RequestConvertible(
-            url: url,
-            method: method,
-            headers: headers,
-            timeout: configuration.timeoutInterval,
-            requestModifier: requestModifier
-        ) { request in
-            try encoding.encode(request, with: parameters)
-        }
-        return request(convertible, interceptor: interceptor)
+        request(url, method, headers, interceptor, requestModifier) { try encoding.encode($0, with: parameters) }
     }
 
     /// A request for `url` without parameters.
@@ -279,17 +261,27 @@ public final class Session: RequestDelegate, Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        request(
-            RequestConvertible(
-                url: url,
-                method: method,
-                headers: headers,
-                timeout: configuration.timeoutInterval,
-                requestModifier: requestModifier,
-                encode: nil
-            ),
-            interceptor: interceptor
+        request(url, method, headers, interceptor, requestModifier, encode: nil)
+    }
+
+    /// The request the URL forms above make: their parts, and how parameters go in, if any.
+    private func request(
+        _ url: any URLConvertible,
+        _ method: HTTPMethod,
+        _ headers: HTTPHeaders?,
+        _ interceptor: (any RequestInterceptor)?,
+        _ requestModifier: (@Sendable (inout URLRequest) throws -> Void)?,
+        encode: (@Sendable (URLRequest) throws -> URLRequest)?
+    ) -> DataRequest {
+        let convertible = RequestConvertible(
+            url: url,
+            method: method,
+            headers: headers,
+            timeout: configuration.timeoutInterval,
+            requestModifier: requestModifier,
+            encode: encode
         )
+        return request(convertible, interceptor: interceptor)
     }
 
     /// A request built by `convertible`, such as a `URLRequest` or your own API route type,
