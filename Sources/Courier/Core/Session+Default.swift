@@ -29,6 +29,7 @@ public func request<Parameters: Encodable & Sendable>(
 }
 
 /// A request on ``Session/default`` with a ``Parameters`` dictionary encoded by `encoding`.
+@_disfavoredOverload
 public func request(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,

@@ -239,8 +239,11 @@ public final class Session: RequestDelegate, Sendable {
     /// session.request(url, method: .post, parameters: ["name": "Ada"], encoding: JSONEncoding.default)
     /// ```
     ///
-    /// A dictionary literal picks this form over the `Encodable` one (as in Alamofire); give an
-    /// `encoder:` to use the other.
+    /// It is the form chosen for a ``Parameters`` value, a dictionary literal of mixed value
+    /// types (`["q": "swift", "page": 2]`), `nil`, or when `encoding:` is given. A literal whose
+    /// values are all of one `Encodable` type (`["q": "swift"]`) keeps the `Encodable` form and
+    /// its ``ParameterEncoder``, as in Alamofire.
+    @_disfavoredOverload
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,

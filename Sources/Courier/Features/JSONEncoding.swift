@@ -12,7 +12,8 @@ import FoundationNetworking
 /// session.request(url, method: .post, parameters: ["name": "Ada", "admin": true], encoding: JSONEncoding.default)
 /// ```
 ///
-/// A value JSON cannot hold (a date, a `Double.nan`, a custom type) fails the request with
+/// `nil` is written `null`. A value JSON cannot hold (a date, a `Double.nan`, a custom type)
+/// fails the request with
 /// ``CourierError/Kind/parameterEncodingFailed`` before anything is sent; it never reaches
 /// `JSONSerialization`, which raises an uncatchable exception for one on Apple platforms.
 public struct JSONEncoding: ParameterEncoding {
@@ -21,6 +22,7 @@ public struct JSONEncoding: ParameterEncoding {
         /// The value holds something JSON cannot represent.
         case invalidJSONObject
 
+        /// What JSON cannot hold, in words.
         public var description: String {
             "the parameters hold a value JSON cannot represent (only strings, numbers, Bools, arrays, "
                 + "dictionaries with String keys and NSNull, and no NaN or infinity)"
@@ -54,7 +56,8 @@ public struct JSONEncoding: ParameterEncoding {
         -> URLRequest
     {
         var request = try urlRequest.asURLRequest()
-        guard let jsonObject else { return request }
+        guard let given = jsonObject else { return request }
+        let jsonObject = Self.nullingOptionals(given)
         guard JSONSerialization.isValidJSONObject(jsonObject) else {
             throw CourierError.parameterEncodingFailed(Error.invalidJSONObject)
         }
@@ -67,5 +70,18 @@ public struct JSONEncoding: ParameterEncoding {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request
+    }
+
+    /// `value` with every `Optional` inside unwrapped, and `nil` as `NSNull` (JSON's `null`): so
+    /// that `nil` is written `null` on every platform (Apple's Foundation bridges it so itself;
+    /// Linux's refuses the object).
+    static func nullingOptionals(_ value: Any) -> Any {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            return mirror.children.first.map { nullingOptionals($0.value) } ?? NSNull()
+        }
+        if let dictionary = value as? [String: Any] { return dictionary.mapValues(nullingOptionals) }
+        if let array = value as? [Any] { return array.map(nullingOptionals) }
+        return value
     }
 }

@@ -8,13 +8,17 @@ import FoundationNetworking
 /// `JSONResponseSerializer`, kept so that code moving from Alamofire compiles and runs.
 ///
 /// The value is Sendable, so it is made of Swift values: `[String: any Sendable]` for an object,
-/// `[any Sendable]` for an array, `String`, `Bool`, `Int` (or `Double` for a number with a
-/// fraction or out of `Int`'s range) and `NSNull` for `null`. Casts Alamofire code makes
-/// (`value as? [String: Any]`) work on it. An empty body allowed by the status or method gives
-/// `NSNull()`, as in Alamofire.
+/// `[any Sendable]` for an array, `String`, `Bool`, `Int` for an integer (exactly, however large,
+/// within `Int`'s range; a `Double` beyond it), `Double` for a number written with a fraction or
+/// an exponent (`2.0` too), and `NSNull` for `null`. Alamofire code's casts of containers and
+/// strings (`value as? [String: Any]`) work on it; a number casts only to its own type (`Int` or
+/// `Double`), where Alamofire's `NSNumber` on Apple platforms cast to either. An empty body
+/// allowed by the status or method gives `NSNull()`, as in Alamofire.
 @available(*, deprecated, message: "Decode a Decodable type instead (DecodableResponseSerializer, responseDecodable).")
 public struct JSONResponseSerializer: ResponseSerializer {
+    /// Status codes whose empty body is a valid answer (`NSNull()`).
     public let emptyResponseCodes: Set<Int>
+    /// Methods whose empty body is a valid answer (`NSNull()`).
     public let emptyRequestMethods: Set<HTTPMethod>
     /// How `JSONSerialization` reads the body.
     public let options: JSONSerialization.ReadingOptions
@@ -30,6 +34,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
         self.options = options
     }
 
+    /// The body as untyped JSON values.
     public func serialize(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -39,6 +44,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
         try json(from: bodyData(request: request, statusCode: response?.statusCode, data: data, error: error))
     }
 
+    /// The body as untyped JSON values, reading only the request head's method.
     public func serialize(
         requestHead: RequestHead?,
         head: ResponseHead?,
@@ -69,13 +75,14 @@ public struct JSONResponseSerializer: ResponseSerializer {
         case let string as String:
             return string
         case let number as NSNumber:
-            // A Bool inside reports the Objective-C type `c` (char).
-            if String(cString: number.objCType) == "c" { return number.boolValue }
-            let double = number.doubleValue
-            if double.rounded() == double, let integer = Int(exactly: double) ?? Int(number.stringValue) {
-                return integer
+            // The Objective-C type says what the JSON held: `c` (char) a Bool, `d` or `f` a
+            // number with a fraction or exponent, anything else an integer, kept exact (through
+            // its text, not a Double, which would change an id above 2^53).
+            switch String(cString: number.objCType) {
+            case "c": return number.boolValue
+            case "d", "f": return number.doubleValue
+            default: return Int(number.stringValue) ?? number.doubleValue
             }
-            return double
         default:
             return NSNull()
         }

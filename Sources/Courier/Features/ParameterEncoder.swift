@@ -23,8 +23,8 @@ public protocol ParameterEncoder: Sendable {
 /// Encodes parameters as `application/x-www-form-urlencoded`, in the URL's query or in the body.
 ///
 /// ```swift
-/// session.request(url, parameters: ["q": "swift", "page": 2], encoder: URLEncodedFormParameterEncoder.default)
-/// // GET …?page=2&q=swift
+/// session.request(url, parameters: ["q": "swift", "lang": "en"], encoder: URLEncodedFormParameterEncoder.default)
+/// // GET …?lang=en&q=swift
 /// ```
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     /// Where the encoded parameters go.

@@ -8,9 +8,10 @@ import FoundationNetworking
 /// `Parameters`, so that code written as `let parameters: Parameters = ["q": "swift"]` moves over
 /// unchanged.
 ///
-/// Values are strings, numbers, `Bool`s, arrays and dictionaries of them (and anything else,
-/// written as its description). For a typed value, prefer an `Encodable` one with a
-/// ``ParameterEncoder``.
+/// Values are strings, numbers, `Bool`s, arrays and dictionaries of them. ``URLEncoding`` writes
+/// anything else as its description; ``JSONEncoding`` refuses what JSON cannot hold. For a typed
+/// value, prefer an `Encodable` one with a ``ParameterEncoder``. A variable typed
+/// `[String: Any]` must be retyped `Parameters` (an `Any` is not `Sendable`).
 public typealias Parameters = [String: any Sendable]
 
 /// Puts a ``Parameters`` dictionary into a request: Alamofire's `ParameterEncoding`, kept for

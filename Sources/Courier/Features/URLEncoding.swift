@@ -129,9 +129,13 @@ public struct URLEncoding: ParameterEncoding {
     /// one too, as `JSONSerialization` gives them), whole floating-point numbers without `.0`.
     private func text(of value: Any) -> String {
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
-            // A Foundation number: a Bool inside reports the Objective-C type `c` (char).
-            if String(cString: number.objCType) == "c" { return boolEncoding.encode(value: number.boolValue) }
-            return Self.text(ofDouble: number.doubleValue, exact: number.stringValue)
+            // A Foundation number: its Objective-C type says what it holds, `c` (char) a Bool,
+            // `d` or `f` a floating-point number; an integer's own text is exact.
+            switch String(cString: number.objCType) {
+            case "c": return boolEncoding.encode(value: number.boolValue)
+            case "d", "f": return Self.text(ofDouble: number.doubleValue, exact: number.stringValue)
+            default: return number.stringValue
+            }
         }
         switch value {
         case let bool as Bool: return boolEncoding.encode(value: bool)

@@ -51,6 +51,7 @@ import Testing
             #expect(relabelled.value == response.value)
             let failed = await session.download(server.url("/status/500")).validate().serializingDownloadedFileURL()
                 .response
+            defer { failed.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
             #expect(failed.mapError { _ in Rejected(reason: "server") }.error == Rejected(reason: "server"))
             #expect(
                 failed.tryMapError { _ -> Rejected in throw Rejected(reason: "x") }.error as? Rejected

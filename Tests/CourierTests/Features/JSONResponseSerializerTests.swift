@@ -26,9 +26,9 @@ import Testing
             let notJSON = await withCheckedContinuation { continuation in
                 session.request(server.url("/html")).responseJSON { continuation.resume(returning: $0) }
             }
-            guard case .jsonSerializationFailed? = notJSON.error?.serializationFailureReason else {
+            if case .jsonSerializationFailed? = notJSON.error?.serializationFailureReason {
+            } else {
                 Issue.record("HTML read as JSON: \(notJSON)")
-                return
             }
             await session.invalidate()
         }
@@ -46,5 +46,23 @@ import Testing
         #expect(object["n"] is NSNull)
         let array = try #require(object["a"] as? [any Sendable])
         #expect(array.first as? Int == 1 && array.last as? Bool == false)
+    }
+
+    /// Integers stay exact however large (an id above 2^53 must not move), and a number written
+    /// with a fraction or an exponent stays a Double.
+    @Test @available(*, deprecated, message: "exercises the deprecated JSONResponseSerializer")
+    func numbersStayExactAndKeepTheirKind() throws {
+        let body = Data(
+            #"[9007199254740993, 1234567890123456789, -42, 2.0, 1e3, -0.0, 18446744073709551615]"#.utf8
+        )
+        let value = try JSONResponseSerializer().serialize(requestHead: nil, head: nil, data: body, error: nil)
+        let numbers = try #require(value as? [any Sendable])
+        #expect(numbers[0] as? Int == 9_007_199_254_740_993)
+        #expect(numbers[1] as? Int == 1_234_567_890_123_456_789)
+        #expect(numbers[2] as? Int == -42)
+        #expect(numbers[3] as? Double == 2.0)
+        #expect(numbers[4] as? Double == 1000)
+        #expect((numbers[5] as? Double)?.sign == .minus)
+        #expect(numbers[6] is Double, "beyond Int's range: a Double")
     }
 }

@@ -110,7 +110,51 @@ import FoundationNetworking
         }
     }
 
+    /// A Foundation integer is written from its own text: 2^53 + 1 must not round.
+    @Test func foundationIntegersAreExact() {
+        let encoding = URLEncoding.default
+        let big = NSNumber(value: Int64(9_007_199_254_740_993))
+        #expect(encoding.queryComponents(fromKey: "id", value: big).first?.1 == "9007199254740993")
+    }
+
+    /// `nil` is left out of a query and written `null` in JSON, on every platform.
+    @Test func nilIsLeftOutOfAQueryAndNullInJSON() throws {
+        let parameters: Parameters = ["a": 1, "gone": String?.none as any Sendable]
+        #expect(try URLEncoding.queryString.encode(try Self.request(), with: parameters).url?.query == "lang=en&a=1")
+        let body = try #require(try JSONEncoding.default.encode(try Self.request(.post), with: parameters).httpBody)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(decoded["gone"] is NSNull)
+        // Empty parameters: a GET is left alone, a POST gets an empty form body.
+        let get = try Self.request()
+        #expect(try URLEncoding.default.encode(get, with: [:]) == get)
+        let post = try URLEncoding.default.encode(try Self.request(.post), with: [:])
+        #expect(post.httpBody == Data())
+        #expect(post.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+    }
+
     // MARK: - Over both transports
+
+    /// A literal whose values are all of one `Encodable` type keeps the `Encodable` form (its
+    /// `URLEncodedFormEncoder`), as before `Parameters` came and as in Alamofire; one of mixed
+    /// types, or a `Parameters` value, takes `URLEncoding`. A raw-value enum shows which ran:
+    /// the form encoder writes its raw value, `URLEncoding` its description.
+    @Test(arguments: TransportKind.allCases)
+    func aLiteralOfOneEncodableTypeKeepsTheEncodableForm(transport: TransportKind) async throws {
+        enum Order: String, Encodable, Sendable {
+            case ascending = "asc"
+        }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let typed = try await session.request(server.url("/get"), parameters: ["order": Order.ascending])
+                .serializingDecodable(URLEcho.self).value
+            #expect(typed.url.hasSuffix("/get?order=asc"))
+            let untyped: Parameters = ["order": Order.ascending]
+            let dictionary = try await session.request(server.url("/get"), parameters: untyped)
+                .serializingDecodable(URLEcho.self).value
+            #expect(dictionary.url.hasSuffix("/get?order=ascending"))
+            await session.invalidate()
+        }
+    }
 
     private struct FormEcho: Decodable, Sendable {
         var form: [String: String]
