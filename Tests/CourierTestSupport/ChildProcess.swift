@@ -49,6 +49,7 @@ public final class ChildProcess: Sendable {
         /// The `errno` value.
         public let code: Int32
 
+        /// The program and the system's reason, in words.
         public var description: String { "could not start \(path): \(String(cString: strerror(code)))" }
     }
 

@@ -54,20 +54,20 @@ public final class URLSessionTransport: Transport {
     ) {
         self.maximumHeldBytes = max(64 * 1024, maximumHeldBytes)
         router = TaskRouter()
+        let urlCache = configuration.urlCache
         var configuration = configuration
-        if let urlCache = configuration.urlCache, urlCache.memoryCapacity > 0 || urlCache.diskCapacity > 0 {
-            httpCache = .memory(byteLimit: Self.replacementCacheLimit(for: urlCache))
-            defaultCacheMode = RequestCacheMode(configuration.requestCachePolicy)
-            // A copy, so the caller's configuration keeps what it was given.
+        if urlCache != nil {
+            // A copy, so the caller's configuration keeps what it was given; FoundationNetworking's
+            // cache never runs.
             if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
             configuration.urlCache = nil
+        }
+        // One of no capacity is a common way to turn caching off: it stays off.
+        if let urlCache, urlCache.memoryCapacity > 0 || urlCache.diskCapacity > 0 {
+            httpCache = .memory(byteLimit: Self.replacementCacheLimit(for: urlCache))
+            defaultCacheMode = RequestCacheMode(configuration.requestCachePolicy)
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         } else {
-            // No cache, or one of no capacity (a common way to turn caching off): none.
-            if configuration.urlCache != nil {
-                if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
-                configuration.urlCache = nil
-            }
             httpCache = nil
             defaultCacheMode = .default
         }
