@@ -102,6 +102,9 @@ public struct CourierError: Error, Sendable {
     public enum SerializationFailureReason: Sendable {
         /// The body was empty, and the serializer does not accept an empty body for this response.
         case inputDataNilOrZeroLength
+        /// The status or method allowed an empty body (a 204, say), but the type being decoded
+        /// has no empty value: make it ``EmptyResponse`` or decode ``Empty``. Holds the type's name.
+        case invalidEmptyResponse(type: String)
         /// The body could not be decoded as text in this encoding.
         case stringSerializationFailed(encoding: String.Encoding)
         /// A `Decodable` value could not be decoded; the decoder's error is kept.
@@ -113,6 +116,8 @@ public struct CourierError: Error, Sendable {
         case customSerializationFailed(error: any Error)
         /// A download's file could not be read.
         case inputFileReadFailed(at: URL)
+        /// A download finished without a file to serialize.
+        case inputFileNil
     }
 
     private enum Detail: Sendable {
@@ -446,6 +451,11 @@ extension CourierError: LocalizedError, CustomStringConvertible {
             return "The response could not be serialized: \(error.localizedDescription)"
         case .inputFileReadFailed(let url):
             return "The downloaded file \(url.path) could not be read."
+        case .inputFileNil:
+            return "The download left no file to serialize."
+        case .invalidEmptyResponse(let type):
+            return "The response body is empty (as its status or the request's method allows), but \(type) has no "
+                + "empty value; decode Empty, or make \(type) conform to EmptyResponse."
         }
     }
 }

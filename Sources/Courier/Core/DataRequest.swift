@@ -176,7 +176,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     /// Calls `completionHandler` on `queue` with the value `serializer` makes of the response.
     @discardableResult
-    public func response<Serializer: ResponseSerializer>(
+    public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue = .courierCallbacks,
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
@@ -210,10 +210,11 @@ public class DataRequest: Request, @unchecked Sendable {
         return self
     }
 
-    /// Calls `completionHandler` with the body as `Data`.
+    /// Calls `completionHandler` with the body as `Data` (see ``DataResponseSerializer``).
     @discardableResult
     public func responseData(
         queue: DispatchQueue = .courierCallbacks,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<Data, CourierError>) -> Void
@@ -221,6 +222,7 @@ public class DataRequest: Request, @unchecked Sendable {
         response(
             queue: queue,
             responseSerializer: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods
             ),
@@ -232,33 +234,49 @@ public class DataRequest: Request, @unchecked Sendable {
     @discardableResult
     public func responseString(
         queue: DispatchQueue = .courierCallbacks,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<String, CourierError>) -> Void
     ) -> Self {
         response(
             queue: queue,
-            responseSerializer: StringResponseSerializer(encoding: encoding),
+            responseSerializer: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
             completionHandler: completionHandler
         )
     }
 
-    /// Calls `completionHandler` with the body decoded as `type`.
+    /// Calls `completionHandler` with the body decoded as `type` (see ``DecodableResponseSerializer``).
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .courierCallbacks,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<T, CourierError>) -> Void
     ) -> Self {
         response(
             queue: queue,
-            responseSerializer: DecodableResponseSerializer<T>(decoder: decoder),
+            responseSerializer: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor,
+                decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
             completionHandler: completionHandler
         )
     }
 
     /// The body as it came, `nil` included, or the request's error: what `response(queue:completionHandler:)` reports.
-    private struct PassthroughSerializer: ResponseSerializer {
+    private struct PassthroughSerializer: DataResponseSerializerProtocol {
         func serialize(
             request: URLRequest?,
             response: HTTPURLResponse?,

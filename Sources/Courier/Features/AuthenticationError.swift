@@ -19,4 +19,6 @@ public struct AuthenticationError: Error, Sendable, Hashable, CustomStringConver
     /// The credential was refreshed more often than the ``AuthenticationInterceptor/RefreshWindow``
     /// allows: the server keeps refusing fresh credentials, so refreshing again would loop.
     public static let excessiveRefresh = AuthenticationError("excessiveRefresh")
+    /// The ``Authenticator`` implements neither form of `refresh`.
+    public static let refreshNotImplemented = AuthenticationError("refreshNotImplemented")
 }

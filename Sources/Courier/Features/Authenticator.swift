@@ -19,6 +19,16 @@ public protocol Authenticator: Sendable {
     /// would wait for its own result.
     func refresh(_ credential: Credential, for session: Session) async throws -> Credential
 
+    /// The same in Alamofire's completion form: call `completion` exactly once with the fresh
+    /// credential or the error. Implement whichever form suits you; each one's default calls the
+    /// other, so an authenticator written for Alamofire works unchanged. (One that implements
+    /// neither fails its refresh with ``AuthenticationError/refreshNotImplemented``.)
+    func refresh(
+        _ credential: Credential,
+        for session: Session,
+        completion: @escaping @Sendable (Result<Credential, any Error>) -> Void
+    )
+
     /// Whether `urlRequest` failed because its credential was refused, so a refresh may help.
     /// By default, a `401` response.
     func didRequest(
@@ -33,6 +43,45 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    /// Awaits the completion form, ``refresh(_:for:completion:)``.
+    public func refresh(_ credential: Credential, for session: Session) async throws -> Credential {
+        try await RefreshBridge.$bridgedType.withValue(ObjectIdentifier(Self.self)) {
+            try await withCheckedThrowingContinuation { continuation in
+                // At most once: a second call of an Alamofire-style completion is ignored rather
+                // than resuming the continuation twice.
+                let once = Protected(Optional(continuation))
+                refresh(credential, for: session) { result in
+                    once.withLock { pending in
+                        defer { pending = nil }
+                        return pending
+                    }?.resume(with: result)
+                }
+            }
+        }
+    }
+
+    /// Runs the async form, ``refresh(_:for:)``, in a task and calls `completion` with its outcome.
+    public func refresh(
+        _ credential: Credential,
+        for session: Session,
+        completion: @escaping @Sendable (Result<Credential, any Error>) -> Void
+    ) {
+        // Reached from this type's async default: neither form was implemented, and calling
+        // back would recurse for ever. (The type is compared, not a flag, so that one
+        // authenticator refreshing through another is not mistaken for this.)
+        guard RefreshBridge.bridgedType != ObjectIdentifier(Self.self) else {
+            completion(.failure(AuthenticationError.refreshNotImplemented))
+            return
+        }
+        Task {
+            do {
+                completion(.success(try await refresh(credential, for: session)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
     /// A `401` response.
     public func didRequest(
         _ urlRequest: URLRequest,
@@ -41,4 +90,10 @@ extension Authenticator {
     ) -> Bool {
         response.statusCode == 401
     }
+}
+
+/// The authenticator type whose async default of ``Authenticator/refresh(_:for:)`` forwarded to
+/// its completion form, so that the completion form's default can tell it would loop.
+enum RefreshBridge {
+    @TaskLocal static var bridgedType: ObjectIdentifier?
 }

@@ -50,13 +50,16 @@ public struct DataTask<Value: Sendable>: Sendable {
 }
 
 extension DataRequest {
-    /// The body as `Data`, awaited: `try await request.serializingData().value`.
+    /// The body as `Data`, awaited: `try await request.serializingData().value` (see
+    /// ``DataResponseSerializer``).
     public func serializingData(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<Data> {
         serializingResponse(
             using: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods
             )
@@ -64,20 +67,43 @@ extension DataRequest {
     }
 
     /// The body as text, awaited (see ``StringResponseSerializer``).
-    public func serializingString(encoding: String.Encoding? = nil) -> DataTask<String> {
-        serializingResponse(using: StringResponseSerializer(encoding: encoding))
+    public func serializingString(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataTask<String> {
+        serializingResponse(
+            using: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
     }
 
-    /// The body decoded as `type`, awaited: `try await request.serializingDecodable(User.self).value`.
+    /// The body decoded as `type`, awaited: `try await request.serializingDecodable(User.self).value`
+    /// (see ``DecodableResponseSerializer``).
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() }
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> DataTask<T> {
-        serializingResponse(using: DecodableResponseSerializer<T>(decoder: decoder))
+        serializingResponse(
+            using: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor,
+                decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
     }
 
     /// The value `serializer` makes of the response, awaited.
-    public func serializingResponse<Serializer: ResponseSerializer>(
+    public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> DataTask<Serializer.SerializedObject> {
         // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.

@@ -16,6 +16,7 @@ extension DataRequest {
     @discardableResult
     public func responseJSON(
         queue: DispatchQueue = .courierCallbacks,
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
         options: JSONSerialization.ReadingOptions = .allowFragments,
@@ -24,6 +25,7 @@ extension DataRequest {
         response(
             queue: queue,
             responseSerializer: JSONResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods,
                 options: options

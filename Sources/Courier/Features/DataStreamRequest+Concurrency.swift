@@ -7,7 +7,8 @@ extension DataStreamRequest {
     /// it fails. Leaving the loop early, or cancelling the task running it, cancels the request.
     /// While more than `bufferLimit` bytes wait for the loop, the transfer is held back.
     public func streamingData(bufferLimit: Int = DataStreamRequest.defaultBufferLimit) -> DataStreamSequence<Data> {
-        DataStreamSequence(request: self, bufferLimit: bufferLimit) { { data in [data] } }
+        // The empty piece that marks the end is not a piece of the body.
+        DataStreamSequence(request: self, bufferLimit: bufferLimit) { { data in data.isEmpty ? [] : [data] } }
     }
 
     /// The body as UTF-8 text, in pieces cut at character boundaries.
@@ -27,17 +28,16 @@ extension DataStreamRequest {
     /// and cancels the request, so a stream's bytes are never held beyond the limit.
     public func streamingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        decoder: any DataDecoder = JSONDecoder(),
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
         maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength
     ) -> DataStreamSequence<T> {
         DataStreamSequence(request: self, bufferLimit: bufferLimit) {
             let lines = LineSplitter(maximumLineLength: maximumLineLength)
-            let made = decoder()
             return { data in
                 // An empty piece marks the end: the last line may lack its newline.
                 let found = data.isEmpty ? try lines.remainder().map { [$0] } ?? [] : try lines.lines(in: data)
-                return try found.map { try DataStreamRequest.decode(T.self, from: $0, with: made).get() }
+                return try found.map { try DataStreamRequest.decode(T.self, from: $0, with: decoder).get() }
             }
         }
     }

@@ -64,6 +64,41 @@ extension DataStreamRequest {
         return self
     }
 
+    /// Calls `stream` on `queue` with the value `serializer` makes of each piece of the body as it
+    /// arrives, then with the end. A piece the serializer fails on is a `.failure` event, and the
+    /// stream goes on. Pieces are as the transport delivered them (see ``DataStreamSerializer``).
+    ///
+    /// While more than `bufferLimit` bytes wait for `stream`, the transfer is held back.
+    @discardableResult
+    public func responseStream<Serializer: DataStreamSerializer>(
+        using serializer: Serializer,
+        on queue: DispatchQueue = .courierCallbacks,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
+        stream: @escaping Handler<Serializer.SerializedObject, CourierError>
+    ) -> Self {
+        addConsumer(
+            HandlerConsumer(
+                request: self,
+                queue: queue,
+                bufferLimit: bufferLimit,
+                transform: { data in
+                    do {
+                        return [.success(try serializer.serialize(data))]
+                    } catch {
+                        return [
+                            .failure(
+                                (error as? CourierError)
+                                    ?? .responseSerializationFailed(.customSerializationFailed(error: error))
+                            )
+                        ]
+                    }
+                },
+                handler: stream
+            )
+        )
+        return self
+    }
+
     /// Calls `stream` with the body as UTF-8 text, each piece cut at a character boundary.
     @discardableResult
     public func responseStreamString(
@@ -97,13 +132,12 @@ extension DataStreamRequest {
     public func responseStreamDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         on queue: DispatchQueue = .courierCallbacks,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        decoder: any DataDecoder = JSONDecoder(),
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
         maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength,
         stream: @escaping Handler<T, CourierError>
     ) -> Self {
         let lines = LineSplitter(maximumLineLength: maximumLineLength)
-        let made = decoder()
         addConsumer(
             HandlerConsumer(
                 request: self,
@@ -111,7 +145,7 @@ extension DataStreamRequest {
                 bufferLimit: bufferLimit,
                 transform: { [weak self] data in
                     do throws(CourierError) {
-                        var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: made) }
+                        var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: decoder) }
                         if let failure = lines.takePendingFailure() {
                             // The good lines before a line too long first, then the failure.
                             self?.cancel()
@@ -126,7 +160,7 @@ extension DataStreamRequest {
                 },
                 finalTransform: {
                     do throws(CourierError) {
-                        return try lines.remainder().map { [Self.decode(T.self, from: $0, with: made)] } ?? []
+                        return try lines.remainder().map { [Self.decode(T.self, from: $0, with: decoder)] } ?? []
                     } catch {
                         return [.failure(error)]
                     }

@@ -45,31 +45,61 @@ public struct DownloadTask<Value: Sendable>: Sendable {
 extension DownloadRequest {
     /// The downloaded file's URL, awaited: `try await download.serializingDownloadedFileURL().value`.
     public func serializingDownloadedFileURL() -> DownloadTask<URL> {
-        let future = ResponseFuture<DownloadResponse<URL, CourierError>>(sharingLockWith: mutableState)
-        responseURL(queue: serializationQueue) { future.fulfil(with: $0) }
-        return DownloadTask(request: self, future: future)
+        serializingDownload(using: URLResponseSerializer())
     }
 
-    /// The file's contents as `Data`, awaited.
-    public func serializingData() -> DownloadTask<Data> {
-        serializingDownload(using: DataResponseSerializer())
+    /// The file's contents as `Data`, awaited (see ``DataResponseSerializer``).
+    public func serializingData(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DownloadTask<Data> {
+        serializingDownload(
+            using: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
     }
 
     /// The file's contents as text, awaited (see ``StringResponseSerializer``).
-    public func serializingString(encoding: String.Encoding? = nil) -> DownloadTask<String> {
-        serializingDownload(using: StringResponseSerializer(encoding: encoding))
+    public func serializingString(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> DownloadTask<String> {
+        serializingDownload(
+            using: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
     }
 
-    /// The file's contents decoded as `type`, awaited.
+    /// The file's contents decoded as `type`, awaited (see ``DecodableResponseSerializer``).
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() }
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> DownloadTask<T> {
-        serializingDownload(using: DecodableResponseSerializer<T>(decoder: decoder))
+        serializingDownload(
+            using: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor,
+                decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            )
+        )
     }
 
-    /// The value `serializer` makes of the file's contents, awaited.
-    public func serializingDownload<Serializer: ResponseSerializer>(
+    /// The value `serializer` makes of the download, awaited.
+    public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> DownloadTask<Serializer.SerializedObject> {
         let future = ResponseFuture<DownloadResponse<Serializer.SerializedObject, CourierError>>(

@@ -41,96 +41,99 @@ extension DownloadRequest {
         }
     }
 
-    /// Calls `completionHandler` with the downloaded file's URL at its destination.
+    /// Calls `completionHandler` with the downloaded file's URL at its destination (see
+    /// ``URLResponseSerializer``).
     @discardableResult
     public func responseURL(
         queue: DispatchQueue = .courierCallbacks,
         completionHandler: @escaping @Sendable (DownloadResponse<URL, CourierError>) -> Void
     ) -> Self {
-        appendDownloadHandler(queue: queue, completionHandler: completionHandler, serialize: Self.downloadedFileURL)
+        response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
 
-    /// Calls `completionHandler` with the value `serializer` makes of the file's contents, which are
-    /// read into memory for it: use it for files small enough to hold. The serializer is given the
-    /// head (``ResponseSerializer/serialize(request:head:data:error:)``), so none of Courier's
-    /// serializers builds an `HTTPURLResponse`.
+    /// Calls `completionHandler` with the value `serializer` makes of the download. A
+    /// ``ResponseSerializer`` reads the file into memory for it: use one for files small enough to
+    /// hold. Courier's serializers are given the head
+    /// (``DownloadResponseSerializerProtocol/serializeDownload(request:head:fileURL:error:)``), so
+    /// none of them builds an `HTTPURLResponse`.
     @discardableResult
-    public func response<Serializer: ResponseSerializer>(
+    public func response<Serializer: DownloadResponseSerializerProtocol>(
         queue: DispatchQueue = .courierCallbacks,
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
         appendDownloadHandler(queue: queue, completionHandler: completionHandler) { request, head, fileURL, error in
-            try serializer.serialize(
-                request: request,
-                head: head,
-                data: try Self.contents(of: fileURL, error: error),
-                error: error
-            )
+            try serializer.serializeDownload(request: request, head: head, fileURL: fileURL, error: error)
         }
     }
 
-    /// Calls `completionHandler` with the file's contents as `Data`.
+    /// Calls `completionHandler` with the file's contents as `Data` (see ``DataResponseSerializer``).
     @discardableResult
     public func responseData(
         queue: DispatchQueue = .courierCallbacks,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<Data, CourierError>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
+            completionHandler: completionHandler
+        )
     }
 
     /// Calls `completionHandler` with the file's contents as text (see ``StringResponseSerializer``).
     @discardableResult
     public func responseString(
         queue: DispatchQueue = .courierCallbacks,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<String, CourierError>) -> Void
     ) -> Self {
         response(
             queue: queue,
-            responseSerializer: StringResponseSerializer(encoding: encoding),
+            responseSerializer: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
             completionHandler: completionHandler
         )
     }
 
-    /// Calls `completionHandler` with the file's contents decoded as `type`.
+    /// Calls `completionHandler` with the file's contents decoded as `type` (see
+    /// ``DecodableResponseSerializer``).
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .courierCallbacks,
-        decoder: @escaping @Sendable () -> any DataDecoder = { JSONDecoder() },
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<T, CourierError>) -> Void
     ) -> Self {
         response(
             queue: queue,
-            responseSerializer: DecodableResponseSerializer<T>(decoder: decoder),
+            responseSerializer: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor,
+                decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods
+            ),
             completionHandler: completionHandler
         )
     }
 
     // MARK: - Serializing
-
-    /// The file's URL, or the request's error.
-    static func downloadedFileURL(
-        request: URLRequest?,
-        head: ResponseHead?,
-        fileURL: URL?,
-        error: CourierError?
-    ) throws -> URL {
-        if let error { throw error }
-        guard let fileURL else { throw CourierError.responseSerializationFailed(.inputDataNilOrZeroLength) }
-        return fileURL
-    }
-
-    /// The file's bytes, or `nil` when the request failed or left no file.
-    private static func contents(of fileURL: URL?, error: CourierError?) throws -> Data? {
-        guard error == nil, let fileURL else { return nil }
-        do {
-            return try Data(contentsOf: fileURL)
-        } catch {
-            throw CourierError.responseSerializationFailed(.inputFileReadFailed(at: fileURL))
-        }
-    }
 
     /// Runs `serialize` on the serialization queue (the file's) once the request has finished and its file is
     /// settled (moved, kept for resuming, or removed), then calls `completionHandler` on `queue`.

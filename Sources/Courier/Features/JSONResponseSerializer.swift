@@ -16,6 +16,8 @@ import FoundationNetworking
 /// allowed by the status or method gives `NSNull()`, as in Alamofire.
 @available(*, deprecated, message: "Decode a Decodable type instead (DecodableResponseSerializer, responseDecodable).")
 public struct JSONResponseSerializer: ResponseSerializer {
+    /// Prepares a non-empty body before `JSONSerialization` reads it.
+    public let dataPreprocessor: any DataPreprocessor
     /// Status codes whose empty body is a valid answer (`NSNull()`).
     public let emptyResponseCodes: Set<Int>
     /// Methods whose empty body is a valid answer (`NSNull()`).
@@ -25,10 +27,12 @@ public struct JSONResponseSerializer: ResponseSerializer {
 
     /// A serializer; every parameter has Alamofire's default.
     public init(
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
         options: JSONSerialization.ReadingOptions = .allowFragments
     ) {
+        self.dataPreprocessor = dataPreprocessor
         self.emptyResponseCodes = emptyResponseCodes
         self.emptyRequestMethods = emptyRequestMethods
         self.options = options
@@ -41,7 +45,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
         data: Data?,
         error: CourierError?
     ) throws -> any Sendable {
-        try json(from: bodyData(request: request, statusCode: response?.statusCode, data: data, error: error))
+        try json(from: preparedBody(request: request, statusCode: response?.statusCode, data: data, error: error))
     }
 
     /// The body as untyped JSON values, reading only the request head's method.
@@ -51,11 +55,14 @@ public struct JSONResponseSerializer: ResponseSerializer {
         data: Data?,
         error: CourierError?
     ) throws -> any Sendable {
-        try json(from: bodyData(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error))
+        try json(
+            from: preparedBody(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error)
+        )
     }
 
-    private func json(from data: Data) throws -> any Sendable {
-        guard !data.isEmpty else { return NSNull() }
+    /// The JSON values in `data`, or `NSNull()` for an allowed empty body (`nil`).
+    private func json(from data: Data?) throws -> any Sendable {
+        guard let data else { return NSNull() }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: options)

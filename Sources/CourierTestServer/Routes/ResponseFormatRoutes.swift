@@ -1,7 +1,8 @@
+import Foundation
 import NIOHTTP1
 
 /// httpbin's response-format routes: fixed JSON, XML, HTML and UTF-8 documents, compressed bodies,
-/// and `/response-headers`.
+/// `/response-headers`, and `/base64/:value` (any body the test names).
 enum ResponseFormatRoutes {
     static var routes: [Route] {
         [
@@ -16,7 +17,23 @@ enum ResponseFormatRoutes {
             Route("/response-headers", methods: [.GET, .POST]) { request, _ in
                 .respond(responseHeaders(request.query))
             },
+            Route("/base64/:value") { request, _ in .respond(decodedBase64(request.parameters["value"] ?? "")) },
         ]
+    }
+
+    /// The URL-safe base64 `value` decoded, as httpbin's `/base64/:value` sends it (as HTML); its
+    /// hint, as httpbin's, when `value` is not base64.
+    static func decodedBase64(_ value: String) -> ServerResponse {
+        var standard = value.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+        guard let bytes = Data(base64Encoded: standard) else {
+            return .text("Incorrect Base64 data try: SFRUUEJJTiBpcyBhd2Vzb21l")
+        }
+        return ServerResponse(
+            status: .ok,
+            headers: [("Content-Type", "text/html; charset=utf-8")],
+            body: .bytes(Array(bytes))
+        )
     }
 
     private static func compressed(

@@ -63,6 +63,46 @@ private final class PasswordAuthenticator: Authenticator {
 
 private struct RefreshFailure: Error, Equatable {}
 
+/// Written as for Alamofire: only the completion form of `refresh`, answered on a queue of its
+/// own, and twice (the second answer must be ignored). It refreshes through `inner`'s
+/// completion form, whose default runs `inner`'s async one: one authenticator bridging through
+/// another must not be taken for one that implements neither.
+private final class CompletionStyleAuthenticator: Authenticator {
+    let inner: PasswordAuthenticator
+
+    init(inner: PasswordAuthenticator) {
+        self.inner = inner
+    }
+
+    func apply(_ credential: Password, to urlRequest: inout URLRequest) {
+        inner.apply(credential, to: &urlRequest)
+    }
+
+    func refresh(
+        _ credential: Password,
+        for session: Session,
+        completion: @escaping @Sendable (Result<Password, any Error>) -> Void
+    ) {
+        inner.refresh(credential, for: session) { result in
+            DispatchQueue.global().async {
+                completion(result)
+                completion(.failure(RefreshFailure()))
+            }
+        }
+    }
+
+    func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Password) -> Bool {
+        inner.isRequest(urlRequest, authenticatedWith: credential)
+    }
+}
+
+/// Implements neither form of `refresh`.
+private struct NeitherRefreshAuthenticator: Authenticator {
+    func apply(_ credential: Password, to urlRequest: inout URLRequest) {}
+
+    func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Password) -> Bool { true }
+}
+
 @Suite struct AuthenticationInterceptorTests {
     private static let concurrency = 50
 
@@ -207,5 +247,40 @@ private struct RefreshFailure: Error, Equatable {}
             #expect(interceptor.credential == Password(password: "new"))
             await session.invalidate()
         }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anAuthenticatorWrittenForAlamofireRefreshesWithACompletion(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let inner = PasswordAuthenticator { _ in Password(password: "new") }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: CompletionStyleAuthenticator(inner: inner),
+                credential: Password(password: "old")
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            _ = try await session.request(server.url("/basic-auth/user/new")).validate().serializingData().value
+            #expect(inner.refreshCount == 1)
+            #expect(interceptor.credential == Password(password: "new"))
+            // The async form, awaited directly, sees the first answer only.
+            let fresh = try await CompletionStyleAuthenticator(inner: inner).refresh(
+                Password(password: "x"),
+                for: session
+            )
+            #expect(fresh == Password(password: "new"))
+            await session.invalidate()
+        }
+    }
+
+    @Test func anAuthenticatorWithNeitherRefreshFailsInsteadOfLooping() async throws {
+        let session = Session()
+        let outcome = await value(within: hangLimit) { () async -> Result<Password, any Error> in
+            do {
+                return .success(try await NeitherRefreshAuthenticator().refresh(Password(password: "x"), for: session))
+            } catch {
+                return .failure(error)
+            }
+        }
+        #expect(throws: AuthenticationError.refreshNotImplemented) { try outcome?.get() }
+        await session.invalidate()
     }
 }

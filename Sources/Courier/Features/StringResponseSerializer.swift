@@ -1,0 +1,154 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The body as text, in the charset the response names, else UTF-8, else ISO-8859-1.
+public struct StringResponseSerializer: ResponseSerializer {
+    public let dataPreprocessor: any DataPreprocessor
+    /// The encoding to use whatever the response says, or `nil` to follow the response.
+    public let encoding: String.Encoding?
+    public let emptyResponseCodes: Set<Int>
+    public let emptyRequestMethods: Set<HTTPMethod>
+
+    /// Creates a serializer.
+    ///
+    /// - Parameter encoding: Forces an encoding; by default the response's `charset`, or UTF-8
+    ///   when it names none (ISO-8859-1 if the body is not valid UTF-8, as HTTP/1.1 once defaulted).
+    public init(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) {
+        self.dataPreprocessor = dataPreprocessor
+        self.encoding = encoding
+        self.emptyResponseCodes = emptyResponseCodes
+        self.emptyRequestMethods = emptyRequestMethods
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    public func serialize(
+        request: URLRequest?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        try text(of: preparedBody(request: request, statusCode: head?.statusCode, data: data, error: error), head: head)
+    }
+
+    /// Serializes reading only the request head's method (for ``emptyRequestMethods``): no
+    /// `URLRequest` is built.
+    public func serialize(
+        requestHead: RequestHead?,
+        head: ResponseHead?,
+        data: Data?,
+        error: CourierError?
+    ) throws
+        -> String
+    {
+        try text(
+            of: preparedBody(method: requestHead?.method, statusCode: head?.statusCode, data: data, error: error),
+            head: head
+        )
+    }
+
+    /// The body as text, in the encoding given, else the one `head` names, else UTF-8 or
+    /// ISO-8859-1; `""` for an allowed empty body.
+    private func text(of data: Data?, head: ResponseHead?) throws -> String {
+        guard let data else { return "" }
+        let named = encoding ?? head?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
+        if let named {
+            guard let text = String(data: data, encoding: named) else {
+                throw CourierError.responseSerializationFailed(.stringSerializationFailed(encoding: named))
+            }
+            return text
+        }
+        if let text = String(data: data, encoding: .utf8) { return text }
+        // ISO-8859-1 maps every byte to the code point of the same value, so this never fails.
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: data.map { Unicode.Scalar($0) })
+        return String(scalars)
+    }
+}
+
+extension DataResponseSerializerProtocol where Self == StringResponseSerializer {
+    /// A ``StringResponseSerializer`` with the default policy: `responseSerializer: .string`.
+    public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// A ``StringResponseSerializer``: `responseSerializer: .string(encoding: .utf8)`.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor,
+            encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods
+        )
+    }
+}
+
+extension DownloadResponseSerializerProtocol where Self == StringResponseSerializer {
+    /// A ``StringResponseSerializer`` with the default policy: `responseSerializer: .string`.
+    public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// A ``StringResponseSerializer``: `responseSerializer: .string(encoding: .utf8)`.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor,
+            encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods
+        )
+    }
+}
+
+extension String.Encoding {
+    /// The encoding an IANA charset name (from a `Content-Type`) stands for, or `nil` if unknown.
+    static func courier(ianaCharsetName name: String) -> String.Encoding? {
+        switch name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            .lowercased()
+        {
+        case "utf-8", "utf8": return .utf8
+        case "us-ascii", "ascii": return .ascii
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .isoLatin1
+        case "iso-8859-2", "latin2": return .isoLatin2
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "windows-1251", "cp1251": return .windowsCP1251
+        case "windows-1250", "cp1250": return .windowsCP1250
+        case "utf-16": return .utf16
+        case "utf-16be": return .utf16BigEndian
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-32": return .utf32
+        case "utf-32be": return .utf32BigEndian
+        case "utf-32le": return .utf32LittleEndian
+        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
+        case "euc-jp": return .japaneseEUC
+        case "iso-2022-jp": return .iso2022JP
+        case "macintosh", "mac": return .macOSRoman
+        default: return nil
+        }
+    }
+}
