@@ -146,6 +146,12 @@ public struct JSONParameterEncoder: ParameterEncoder {
         self.init { $0.outputFormatting = outputFormatting }
     }
 
+    /// Creates an encoder that encodes every request's parameters with `encoder`, as
+    /// Alamofire's does. Set the encoder up before handing it over: it is shared by every request.
+    public init(encoder: JSONEncoder) {
+        makeEncoder = { encoder }
+    }
+
     /// Returns `request` with `parameters` as a JSON body, setting `Content-Type: application/json`
     /// unless the request already has one.
     public func encode<Parameters: Encodable & Sendable>(
@@ -165,5 +171,29 @@ public struct JSONParameterEncoder: ParameterEncoder {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request
+    }
+}
+
+extension ParameterEncoder where Self == JSONParameterEncoder {
+    /// ``JSONParameterEncoder/default``: `encoder: .json` where a generic encoder is expected.
+    public static var json: JSONParameterEncoder { .default }
+
+    /// A ``JSONParameterEncoder`` sharing `encoder` between requests.
+    public static func json(encoder: JSONEncoder = JSONEncoder()) -> JSONParameterEncoder {
+        JSONParameterEncoder(encoder: encoder)
+    }
+}
+
+extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
+    /// ``URLEncodedFormParameterEncoder/default``: `encoder: .urlEncodedForm` where a generic
+    /// encoder is expected.
+    public static var urlEncodedForm: URLEncodedFormParameterEncoder { .default }
+
+    /// A ``URLEncodedFormParameterEncoder`` with the given form encoder and destination.
+    public static func urlEncodedForm(
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(),
+        destination: URLEncodedFormParameterEncoder.Destination = .methodDependent
+    ) -> URLEncodedFormParameterEncoder {
+        URLEncodedFormParameterEncoder(encoder: encoder, destination: destination)
     }
 }

@@ -16,6 +16,18 @@ public struct URLEncodedFormEncoder: Sendable {
         case noBrackets
         /// `key[0]=a&key[1]=b`.
         case indexInBrackets
+        /// The name your closure makes of the array's name and the element's index.
+        case custom(@Sendable (_ key: String, _ index: Int) -> String)
+
+        /// The name of the element at `index` of the array named `key`.
+        func encode(_ key: String, atIndex index: Int) -> String {
+            switch self {
+            case .brackets: return key + "[]"
+            case .noBrackets: return key
+            case .indexInBrackets: return key + "[\(index)]"
+            case .custom(let encode): return encode(key, index)
+            }
+        }
     }
 
     /// How booleans are written.
@@ -46,6 +58,8 @@ public struct URLEncodedFormEncoder: Sendable {
         case millisecondsSince1970
         /// ISO 8601 with time zone, e.g. `2026-11-21T23:17:48Z`.
         case iso8601
+        /// By the formatter given.
+        case formatted(DateFormatter)
         /// By your closure.
         case custom(@Sendable (Date) throws -> String)
     }
@@ -58,6 +72,12 @@ public struct URLEncodedFormEncoder: Sendable {
         case convertToSnakeCase
         /// `userName` becomes `user-name`.
         case convertToKebabCase
+        /// The first letter upper-cased: `userName` becomes `UserName`.
+        case capitalized
+        /// Every letter upper-cased: `userName` becomes `USERNAME`.
+        case uppercased
+        /// Every letter lower-cased: `userName` becomes `username`.
+        case lowercased
         /// By your closure.
         case custom(@Sendable (String) -> String)
 
@@ -66,6 +86,9 @@ public struct URLEncodedFormEncoder: Sendable {
             case .useDefaultKeys: return key
             case .convertToSnakeCase: return Self.separatingWords(key, with: "_")
             case .convertToKebabCase: return Self.separatingWords(key, with: "-")
+            case .capitalized: return key.prefix(1).uppercased() + key.dropFirst()
+            case .uppercased: return key.uppercased()
+            case .lowercased: return key.lowercased()
             case .custom(let transform): return transform(key)
             }
         }
@@ -87,6 +110,46 @@ public struct URLEncodedFormEncoder: Sendable {
         }
     }
 
+    /// How the keys of a nested object follow its name: `parent[child]` (`.brackets`, the
+    /// default) or `parent.child` (`.dots`), or as your closure writes each one.
+    public struct KeyPathEncoding: Sendable {
+        /// `parent[child][grandchild]`.
+        public static let brackets = KeyPathEncoding { "[\($0)]" }
+        /// `parent.child.grandchild`.
+        public static let dots = KeyPathEncoding { ".\($0)" }
+
+        private let encoding: @Sendable (_ subkey: String) -> String
+
+        /// An encoding that appends `encoding(subkey)` to the parent's name for each nested key.
+        public init(encoding: @escaping @Sendable (_ subkey: String) -> String) {
+            self.encoding = encoding
+        }
+
+        func encodeKeyPath(_ subkey: String) -> String { encoding(subkey) }
+    }
+
+    /// How a `nil` value is written: left out with its key (`.dropKey`, the default), as an empty
+    /// value (`.dropValue`: `key=`), as `null` (`.null`), or as your closure says.
+    ///
+    /// It applies to `nil` optionals, `nil` dictionary values and `nil` array elements alike.
+    public struct NilEncoding: Sendable {
+        /// No pair at all.
+        public static let dropKey = NilEncoding { nil }
+        /// The key with an empty value: `key=`.
+        public static let dropValue = NilEncoding { "" }
+        /// `key=null`.
+        public static let null = NilEncoding { "null" }
+
+        private let encoding: @Sendable () -> String?
+
+        /// An encoding writing `encoding()` as the value, or no pair when it returns `nil`.
+        public init(encoding: @escaping @Sendable () -> String?) {
+            self.encoding = encoding
+        }
+
+        func encodeNil() -> String? { encoding() }
+    }
+
     /// How spaces are written.
     public enum SpaceEncoding: Sendable {
         /// `%20`.
@@ -105,28 +168,41 @@ public struct URLEncodedFormEncoder: Sendable {
     public var dateEncoding: DateEncoding
     /// How keys are written; `.useDefaultKeys` by default.
     public var keyEncoding: KeyEncoding
+    /// How nested keys follow their parent's name; `.brackets` by default.
+    public var keyPathEncoding: KeyPathEncoding
+    /// How `nil` values are written; `.dropKey` by default.
+    public var nilEncoding: NilEncoding
     /// How spaces are written; `.percentEscaped` by default.
     public var spaceEncoding: SpaceEncoding
     /// Whether pairs are sorted by key (stable output, cache-friendly URLs); `true` by default.
     public var alphabetizeKeyValuePairs: Bool
+    /// The characters written as they are; every other one is percent-escaped.
+    /// ``defaultAllowedCharacters`` by default.
+    public var allowedCharacters: CharacterSet
 
     /// Creates an encoder; every option has the default described on its property.
     public init(
+        alphabetizeKeyValuePairs: Bool = true,
         arrayEncoding: ArrayEncoding = .brackets,
         boolEncoding: BoolEncoding = .numeric,
         dataEncoding: DataEncoding = .base64,
         dateEncoding: DateEncoding = .deferredToDate,
         keyEncoding: KeyEncoding = .useDefaultKeys,
+        keyPathEncoding: KeyPathEncoding = .brackets,
+        nilEncoding: NilEncoding = .dropKey,
         spaceEncoding: SpaceEncoding = .percentEscaped,
-        alphabetizeKeyValuePairs: Bool = true
+        allowedCharacters: CharacterSet = URLEncodedFormEncoder.defaultAllowedCharacters
     ) {
+        self.alphabetizeKeyValuePairs = alphabetizeKeyValuePairs
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
         self.dataEncoding = dataEncoding
         self.dateEncoding = dateEncoding
         self.keyEncoding = keyEncoding
+        self.keyPathEncoding = keyPathEncoding
+        self.nilEncoding = nilEncoding
         self.spaceEncoding = spaceEncoding
-        self.alphabetizeKeyValuePairs = alphabetizeKeyValuePairs
+        self.allowedCharacters = allowedCharacters
     }
 
     /// Encodes `value`, which must encode as a keyed container (a struct or a dictionary).
@@ -138,10 +214,10 @@ public struct URLEncodedFormEncoder: Sendable {
         try value.encode(to: FormEncoding(node: root, codingPath: [], options: self))
         guard case .object(let members) = root.storage else { throw Failure.topLevelNotKeyed }
         var pairs: [(key: String, value: String)] = []
-        for (key, node) in sortedIfNeeded(members) where !node.isUnset {
-            appendPairs(of: node, name: escape(keyEncoding.encode(key)), to: &pairs)
+        for (key, node) in sortedIfNeeded(members) {
+            appendPairs(of: node, name: keyEncoding.encode(key), to: &pairs)
         }
-        return pairs.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return pairs.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
     }
 
     /// What can go wrong encoding a form.
@@ -163,40 +239,39 @@ public struct URLEncodedFormEncoder: Sendable {
         return members.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element)
     }
 
+    /// Appends the pairs `node` makes under `name`, unescaped: escaping each character on its
+    /// own, the whole name is escaped once at the end, so a custom array or key-path encoding
+    /// sees plain names.
     private func appendPairs(of node: FormNode, name: String, to pairs: inout [(key: String, value: String)]) {
         switch node.storage {
         case .unset:
-            pairs.append((name, ""))
+            // Nothing was written for it (an encoder that made a member and left it): no pair.
+            break
+        case .null:
+            if let value = nilEncoding.encodeNil() { pairs.append((name, value)) }
         case .string(let value):
-            pairs.append((name, escape(value)))
+            pairs.append((name, value))
         case .array(let elements):
             for (index, element) in elements.enumerated() {
-                let elementName: String
-                switch arrayEncoding {
-                case .brackets: elementName = name + escape("[]")
-                case .noBrackets: elementName = name
-                case .indexInBrackets: elementName = name + escape("[\(index)]")
-                }
-                appendPairs(of: element, name: elementName, to: &pairs)
+                appendPairs(of: element, name: arrayEncoding.encode(name, atIndex: index), to: &pairs)
             }
         case .object(let members):
-            // A nil member (a dictionary's nil value) is left out, as an absent optional
-            // property is: a form has no null, and an empty value would read as "".
-            for (key, member) in sortedIfNeeded(members) where !member.isUnset {
-                appendPairs(of: member, name: name + escape("[\(keyEncoding.encode(key))]"), to: &pairs)
+            for (key, member) in sortedIfNeeded(members) {
+                appendPairs(of: member, name: name + keyPathEncoding.encodeKeyPath(keyEncoding.encode(key)), to: &pairs)
             }
         }
     }
 
-    /// Characters left unescaped: RFC 3986 unreserved ones, plus `?` and `/` (RFC 3986 §3.4 allows them in a query).
-    static let allowedCharacters: CharacterSet = {
+    /// The characters a form writes as they are by default: RFC 3986's unreserved ones, plus `?`
+    /// and `/` (RFC 3986 §3.4 allows them in a query). Alamofire's `afURLQueryAllowed`.
+    public static let defaultAllowedCharacters: CharacterSet = {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         allowed.insert(charactersIn: "?/")
         return allowed
     }()
 
     func escape(_ text: String) -> String {
-        let escaped = text.addingPercentEncoding(withAllowedCharacters: Self.allowedCharacters) ?? text
+        let escaped = text.addingPercentEncoding(withAllowedCharacters: allowedCharacters) ?? text
         return spaceEncoding == .plusReplaced ? escaped.replacingOccurrences(of: "%20", with: "+") : escaped
     }
 }
@@ -211,17 +286,14 @@ extension URLEncodedFormEncoder.SpaceEncoding: Equatable {}
 private final class FormNode {
     enum Storage {
         case unset
+        /// An explicit `nil`, written as ``URLEncodedFormEncoder/nilEncoding`` says.
+        case null
         case string(String)
         case array([FormNode])
         case object([(String, FormNode)])
     }
 
     var storage: Storage = .unset
-
-    var isUnset: Bool {
-        if case .unset = storage { return true }
-        return false
-    }
 
     func appendMember(_ key: String) -> FormNode {
         let child = FormNode()
@@ -302,6 +374,7 @@ private struct FormEncoding: Encoder {
             case .secondsSince1970: node.storage = .string(Self.number(date.timeIntervalSince1970))
             case .millisecondsSince1970: node.storage = .string(Self.number(date.timeIntervalSince1970 * 1000))
             case .iso8601: node.storage = .string(date.formatted(.iso8601))
+            case .formatted(let formatter): node.storage = .string(formatter.string(from: date))
             case .custom(let encode): node.storage = .string(try encode(date))
             }
         case let data as Data:
@@ -354,7 +427,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { encoding.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws {
-        _ = encoding.node.appendMember(key.stringValue)
+        encoding.node.appendMember(key.stringValue).storage = .null
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -363,8 +436,31 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        // Absent optionals leave no pair at all, as a form has no null.
-        guard let value else { return }
+        // An absent optional is a nil like any other: `nilEncoding` says how it is written (by
+        // default it leaves no pair, as a form has no null).
+        try encodeOptional(value, forKey: key)
+    }
+
+    // The standard library's primitive `encodeIfPresent` defaults skip a nil without calling
+    // `encodeNil(forKey:)`, and synthesized conformances call them for optional primitives; each
+    // goes through the generic form, so that `nilEncoding` applies to them too.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, forKey: key) }
+
+    private mutating func encodeOptional<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        guard let value else { return try encodeNil(forKey: key) }
         try encode(value, forKey: key)
     }
 
@@ -409,7 +505,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws {
-        _ = encoding.node.appendElement()
+        encoding.node.appendElement().storage = .null
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -454,7 +550,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoding.codingPath }
 
     mutating func encodeNil() throws {
-        encoding.node.storage = .unset
+        encoding.node.storage = .null
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {

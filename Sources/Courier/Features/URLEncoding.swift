@@ -122,7 +122,7 @@ public struct URLEncoding: ParameterEncoding {
     /// `string` percent-escaped for a query: everything but RFC 3986's unreserved characters, `?`
     /// and `/`.
     public func escape(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: URLEncodedFormEncoder.allowedCharacters) ?? string
+        string.addingPercentEncoding(withAllowedCharacters: URLEncodedFormEncoder.defaultAllowedCharacters) ?? string
     }
 
     /// A plain value as text: `Bool`s as ``boolEncoding`` says (a Foundation `NSNumber` made from

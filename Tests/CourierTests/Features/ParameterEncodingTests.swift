@@ -176,6 +176,28 @@ import FoundationNetworking
         var url: String
     }
 
+    /// The form encoder's Alamofire options reach the wire: dotted key paths, `nil` as `null`,
+    /// keys upper-cased.
+    @Test(arguments: TransportKind.allCases)
+    func formEncoderOptionsShapeTheQuery(transport: TransportKind) async throws {
+        struct Filter: Encodable, Sendable {
+            var range = ["from": 1]
+            var owner: String? = nil
+        }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let form = URLEncodedFormEncoder(keyEncoding: .uppercased, keyPathEncoding: .dots, nilEncoding: .null)
+            let echo = try await session.request(
+                server.url("/get"),
+                parameters: Filter(),
+                encoder: URLEncodedFormParameterEncoder.urlEncodedForm(encoder: form)
+            )
+            .validate().serializingDecodable(URLEcho.self).value
+            #expect(echo.url.hasSuffix("/get?OWNER=null&RANGE.FROM=1"))
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aDictionaryGoesInTheQueryOfAGet(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in

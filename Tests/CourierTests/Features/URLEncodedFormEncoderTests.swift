@@ -95,8 +95,18 @@ import Testing
         #expect(throws: URLEncodedFormEncoder.Failure.self) { try URLEncodedFormEncoder().encode("text") }
     }
 
-    @Test func nilsInCollectionsBecomeEmptyValues() throws {
-        #expect(try URLEncodedFormEncoder().encode(["a": [1, nil, 3]]) == "a%5B%5D=1&a%5B%5D=&a%5B%5D=3")
+    @Test func nilsInCollectionsFollowTheNilEncoding() throws {
+        // As in Alamofire: by default a nil element leaves no pair, like any other nil.
+        #expect(try URLEncodedFormEncoder().encode(["a": [1, nil, 3]]) == "a%5B%5D=1&a%5B%5D=3")
+        #expect(
+            try URLEncodedFormEncoder(nilEncoding: .dropValue).encode(["a": [1, nil, 3]])
+                == "a%5B%5D=1&a%5B%5D=&a%5B%5D=3"
+        )
+        // Indexed elements keep their places around a dropped nil.
+        #expect(
+            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(["a": [1, nil, 3]])
+                == "a%5B0%5D=1&a%5B2%5D=3"
+        )
         #expect(try URLEncodedFormEncoder().encode(["empty": [String]()]) == "")
     }
 }
@@ -107,5 +117,76 @@ extension URLEncodedFormEncoderTests {
         #expect(try URLEncodedFormEncoder().encode(values) == "b=x")
         let nested: [String: [String: Int?]] = ["n": ["x": nil, "y": 1]]
         #expect(try URLEncodedFormEncoder().encode(nested) == "n%5By%5D=1")
+    }
+
+    @Test func nilEncodingAppliesToOptionalProperties() throws {
+        #expect(try URLEncodedFormEncoder().encode(OnlyOptionals()) == "")
+        #expect(try URLEncodedFormEncoder(nilEncoding: .dropValue).encode(OnlyOptionals()) == "age=&nickname=")
+        #expect(try URLEncodedFormEncoder(nilEncoding: .null).encode(OnlyOptionals()) == "age=null&nickname=null")
+        let custom = URLEncodedFormEncoder.NilEncoding { "none" }
+        #expect(try URLEncodedFormEncoder(nilEncoding: custom).encode(OnlyOptionals()) == "age=none&nickname=none")
+        let values: [String: String?] = ["a": nil, "b": "x"]
+        #expect(try URLEncodedFormEncoder(nilEncoding: .null).encode(values) == "a=null&b=x")
+    }
+
+    private struct OnlyOptionals: Encodable {
+        var nickname: String? = nil
+        var age: Int? = nil
+    }
+
+    @Test func keyPathsUseBracketsDotsOrAClosure() throws {
+        let value = ["parent": ["child": ["leaf": 1]]]
+        #expect(try URLEncodedFormEncoder().encode(value) == "parent%5Bchild%5D%5Bleaf%5D=1")
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: .dots).encode(value) == "parent.child.leaf=1")
+        let dashed = URLEncodedFormEncoder.KeyPathEncoding { "-\($0)" }
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: dashed).encode(value) == "parent-child-leaf=1")
+    }
+
+    @Test func customArrayNamesSeeThePlainKeyAndIndex() throws {
+        let encoder = URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key)(\(index))" })
+        #expect(try encoder.encode(["a b": [1, 2]]) == "a%20b%280%29=1&a%20b%281%29=2")
+    }
+
+    @Test func keysCanChangeCase() throws {
+        let value = ["userName": 1]
+        #expect(try URLEncodedFormEncoder(keyEncoding: .capitalized).encode(value) == "UserName=1")
+        #expect(try URLEncodedFormEncoder(keyEncoding: .uppercased).encode(value) == "USERNAME=1")
+        #expect(try URLEncodedFormEncoder(keyEncoding: .lowercased).encode(value) == "username=1")
+        // Nested keys are converted too.
+        #expect(
+            try URLEncodedFormEncoder(keyEncoding: .uppercased).encode(["a": ["bC": 1]]) == "A%5BBC%5D=1"
+        )
+    }
+
+    @Test func datesCanUseAFormatter() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let encoder = URLEncodedFormEncoder(dateEncoding: .formatted(formatter))
+        #expect(try encoder.encode(["day": Date(timeIntervalSince1970: 86_400)]) == "day=1970-01-02")
+    }
+
+    @Test func allowedCharactersCanBeWidened() throws {
+        var allowed = URLEncodedFormEncoder.defaultAllowedCharacters
+        allowed.insert(charactersIn: "[]:")
+        let encoder = URLEncodedFormEncoder(allowedCharacters: allowed)
+        #expect(try encoder.encode(["t": ["a": "10:30"]]) == "t[a]=10:30")
+        #expect(try URLEncodedFormEncoder().encode(["t": ["a": "10:30"]]) == "t%5Ba%5D=10%3A30")
+    }
+
+    @Test func encoderShorthandsStandForTheirTypes() throws {
+        let blank = URLRequest(url: URL(fileURLWithPath: "/"))
+        func encoded(_ parameters: [String: Int?], with encoder: some ParameterEncoder) throws -> URLRequest {
+            try encoder.encode(parameters, into: blank)
+        }
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = [.sortedKeys]
+        #expect(try encoded(["b": 1, "a": 2], with: .json(encoder: sorted)).httpBody == Data(#"{"a":2,"b":1}"#.utf8))
+        #expect(try encoded(["a": 1], with: .json).httpBody == Data(#"{"a":1}"#.utf8))
+        let nulls = URLEncodedFormEncoder(nilEncoding: .null)
+        let query = try encoded(["a": nil], with: .urlEncodedForm(encoder: nulls, destination: .queryString))
+        #expect(query.url?.query == "a=null")
+        #expect(try encoded(["a": 1], with: .urlEncodedForm).url?.query == "a=1")
     }
 }
