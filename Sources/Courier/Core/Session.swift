@@ -321,6 +321,26 @@ public final class Session: RequestDelegate, Sendable {
         return request
     }
 
+    /// Cancels every request the session is running (or holds, not yet started), then calls
+    /// `completion` on `queue`, if given. The session stays usable: requests made afterwards run.
+    ///
+    /// `completion` comes once every request was told to cancel, not once each has finished:
+    /// await their responses for that.
+    public func cancelAllRequests(
+        completingOnQueue queue: DispatchQueue = .courierCallbacks,
+        completion: (@Sendable () -> Void)? = nil
+    ) {
+        let requests = registry.withLock { $0.requests.values.compactMap(\.request) }
+        requests.forEach { $0.cancel() }
+        if let completion { queue.async(execute: completion) }
+    }
+
+    /// Calls `action` with every request the session is running (or holds, not yet started):
+    /// to inspect or cancel some of them. `action` runs on the calling thread, with no lock held.
+    public func withAllRequests(perform action: (Set<Request>) -> Void) {
+        action(Set(registry.withLock { $0.requests.values.compactMap(\.request) }))
+    }
+
     /// Cancels every running request and shuts the transport down. Requests made afterwards fail
     /// with ``CourierError/Kind/sessionInvalidated``.
     public func invalidate() async {

@@ -8,4 +8,11 @@ public struct RequestAdapterState: Sendable {
     public let retryCount: Int
     /// The session running the request.
     public let session: Session
+
+    /// A state, for calling an adapter yourself (in a test, or from an adapter of your own).
+    public init(requestID: UUID, retryCount: Int = 0, session: Session) {
+        self.requestID = requestID
+        self.retryCount = retryCount
+        self.session = session
+    }
 }

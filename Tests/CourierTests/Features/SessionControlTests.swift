@@ -1,0 +1,83 @@
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Alamofire's session-wide controls and interceptor shorthands: `cancelAllRequests`,
+/// `withAllRequests`, `.retryPolicy`, `.adapter { }`, a `RequestAdapterState` of your own.
+@Suite struct SessionControlTests {
+    @Test(arguments: TransportKind.allCases)
+    func cancelAllRequestsCancelsWhatRunsAndLeavesTheSessionUsable(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let hanging = (0..<3).map { _ in session.request(server.url("/fault/hang")).serializingData() }
+            try await server.waitForRequests(3)
+            var seen = 0
+            session.withAllRequests { seen = $0.count }
+            #expect(seen == 3)
+            await withCheckedContinuation { continuation in
+                session.cancelAllRequests { continuation.resume() }
+            }
+            for task in hanging {
+                let error = await value(within: hangLimit) { await task.result }
+                #expect(error?.failure?.isExplicitlyCancelledError == true)
+            }
+            // Finished requests leave the registry; new ones still run.
+            let after = await value(within: hangLimit) { () -> Int in
+                var count = -1
+                session.withAllRequests { count = $0.count }
+                return count
+            }
+            #expect(after == 0)
+            _ = try await session.request(server.url("/get")).validate().serializingData().value
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func interceptorShorthandsWork(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let key = UUID().uuidString
+            let response = await session.request(
+                server.url("/fault/flaky/\(key)?times=1&status=503"),
+                interceptor: .retryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01)
+            ).validate().serializingData().response
+            #expect(response.result.failure == nil)
+            #expect(response.metrics?.statusCode == 200)
+
+            let adapted = try await session.request(
+                server.url("/headers"),
+                interceptor: Interceptor(
+                    adapters: [
+                        .adapter { request, _ in
+                            var request = request
+                            request.setValue("yes", forHTTPHeaderField: "X-Adapted")
+                            return request
+                        }
+                    ],
+                    retriers: [.retrier { _, _, _ in .doNotRetry }]
+                )
+            ).validate().serializingString().value
+            #expect(adapted.contains("X-Adapted"))
+            await session.invalidate()
+        }
+    }
+
+    @Test func anAdapterStateCanBeMadeForCallingAnAdapterYourself() async throws {
+        let session = Session()
+        let id = UUID()
+        let state = RequestAdapterState(requestID: id, retryCount: 2, session: session)
+        #expect(state.requestID == id && state.retryCount == 2 && state.session === session)
+        let adapter = Adapter { request, _ in request }
+        let url = try #require(URL(string: "http://127.0.0.1/"))
+        #expect(try await adapter.adapt(URLRequest(url: url), using: state).url == url)
+        await session.invalidate()
+    }
+}
