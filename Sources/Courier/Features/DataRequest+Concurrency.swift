@@ -2,14 +2,18 @@ import Foundation
 
 /// The async form of a ``DataRequest``'s response handler: await ``value``, ``result`` or ``response``.
 ///
-/// Cancelling the Swift task that awaits any of them cancels the request, and its transfer.
+/// Cancelling the Swift task that awaits any of them cancels the request, and its transfer,
+/// unless the task was made with `automaticallyCancelling: false` (Alamofire's default): the
+/// awaiting task then waits for the request to end as it would.
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
     private let outcome: SerializedOutcome<Value>
+    private let automaticallyCancelling: Bool
 
-    init(request: DataRequest, outcome: SerializedOutcome<Value>) {
+    init(request: DataRequest, outcome: SerializedOutcome<Value>, automaticallyCancelling: Bool = true) {
         self.request = request
         self.outcome = outcome
+        self.automaticallyCancelling = automaticallyCancelling
     }
 
     /// The whole response: request, response head, body, metrics and result.
@@ -36,7 +40,8 @@ public struct DataTask<Value: Sendable>: Sendable {
     /// The response; cancelling the awaiting task cancels the request. Each accessor calls it
     /// directly rather than through the others: one async frame fewer per await.
     private func awaitResponse() async -> DataResponse<Value, CourierError> {
-        await withTaskCancellationHandler {
+        guard automaticallyCancelling else { return await outcome.response }
+        return await withTaskCancellationHandler {
             await outcome.response
         } onCancel: { [request] in
             request.cancel()
@@ -53,6 +58,7 @@ extension DataRequest {
     /// The body as `Data`, awaited: `try await request.serializingData().value` (see
     /// ``DataResponseSerializer``).
     public func serializingData(
+        automaticallyCancelling: Bool = true,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
@@ -62,12 +68,14 @@ extension DataRequest {
                 dataPreprocessor: dataPreprocessor,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods
-            )
+            ),
+            automaticallyCancelling: automaticallyCancelling
         )
     }
 
     /// The body as text, awaited (see ``StringResponseSerializer``).
     public func serializingString(
+        automaticallyCancelling: Bool = true,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -79,7 +87,8 @@ extension DataRequest {
                 encoding: encoding,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods
-            )
+            ),
+            automaticallyCancelling: automaticallyCancelling
         )
     }
 
@@ -87,6 +96,7 @@ extension DataRequest {
     /// (see ``DecodableResponseSerializer``).
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
+        automaticallyCancelling: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
@@ -98,13 +108,15 @@ extension DataRequest {
                 decoder: decoder,
                 emptyResponseCodes: emptyResponseCodes,
                 emptyRequestMethods: emptyRequestMethods
-            )
+            ),
+            automaticallyCancelling: automaticallyCancelling
         )
     }
 
     /// The value `serializer` makes of the response, awaited.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer
+        using serializer: Serializer,
+        automaticallyCancelling: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
         let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
@@ -135,6 +147,6 @@ extension DataRequest {
             guard let self else { return }
             outcome.fulfil(with: self.outcome())
         }
-        return DataTask(request: self, outcome: outcome)
+        return DataTask(request: self, outcome: outcome, automaticallyCancelling: automaticallyCancelling)
     }
 }

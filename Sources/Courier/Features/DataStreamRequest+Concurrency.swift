@@ -5,16 +5,25 @@ extension DataStreamRequest {
     ///
     /// The loop ends when the body has all arrived and throws the request's ``CourierError`` if
     /// it fails. Leaving the loop early, or cancelling the task running it, cancels the request.
-    /// While more than `bufferLimit` bytes wait for the loop, the transfer is held back.
-    public func streamingData(bufferLimit: Int = DataStreamRequest.defaultBufferLimit) -> DataStreamSequence<Data> {
+    /// While more than `bufferLimit` bytes wait for the loop, the transfer is held back. With
+    /// `automaticallyCancelling: false`, leaving the loop or cancelling its task ends the loop only,
+    /// and the request goes on (for another consumer, say).
+    public func streamingData(
+        automaticallyCancelling: Bool = true,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit
+    ) -> DataStreamSequence<Data> {
         // The empty piece that marks the end is not a piece of the body.
-        DataStreamSequence(request: self, bufferLimit: bufferLimit) { { data in data.isEmpty ? [] : [data] } }
+        DataStreamSequence(request: self, bufferLimit: bufferLimit, automaticallyCancelling: automaticallyCancelling) {
+            { data in data.isEmpty ? [] : [data] }
+        }
     }
 
     /// The body as UTF-8 text, in pieces cut at character boundaries.
-    public func streamingStrings(bufferLimit: Int = DataStreamRequest.defaultBufferLimit) -> DataStreamSequence<String>
-    {
-        DataStreamSequence(request: self, bufferLimit: bufferLimit) {
+    public func streamingStrings(
+        automaticallyCancelling: Bool = true,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit
+    ) -> DataStreamSequence<String> {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit, automaticallyCancelling: automaticallyCancelling) {
             let decoder = UTF8PieceDecoder()
             return { data in decoder.decode(data).map { [$0] } ?? [] }
         }
@@ -28,11 +37,12 @@ extension DataStreamRequest {
     /// and cancels the request, so a stream's bytes are never held beyond the limit.
     public func streamingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
+        automaticallyCancelling: Bool = true,
         decoder: any DataDecoder = JSONDecoder(),
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
         maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength
     ) -> DataStreamSequence<T> {
-        DataStreamSequence(request: self, bufferLimit: bufferLimit) {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit, automaticallyCancelling: automaticallyCancelling) {
             let lines = LineSplitter(maximumLineLength: maximumLineLength)
             return { data in
                 // An empty piece marks the end: the last line may lack its newline.
@@ -47,28 +57,41 @@ extension DataStreamRequest {
 /// ``DataStreamRequest/streamingData(bufferLimit:)``, ``DataStreamRequest/streamingStrings(bufferLimit:)``
 /// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``.
 ///
-/// The body arrives once: an iterator sees what arrives after it was made. Leaving the loop early
-/// cancels the request.
+/// The body arrives once: an iterator sees what arrives after it was made. Leaving the loop early,
+/// or cancelling its task, cancels the request, unless the sequence was made with
+/// `automaticallyCancelling: false`: the loop then ends and the request goes on for its other
+/// consumers.
 public struct DataStreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// Turns each piece of the body into values; an empty piece means the body has ended.
     typealias Transform = (Data) throws -> [Element]
 
     private let request: DataStreamRequest
     private let bufferLimit: Int
+    private let automaticallyCancelling: Bool
     private let makeTransform: @Sendable () -> Transform
 
-    init(request: DataStreamRequest, bufferLimit: Int, makeTransform: @escaping @Sendable () -> Transform) {
+    init(
+        request: DataStreamRequest,
+        bufferLimit: Int,
+        automaticallyCancelling: Bool = true,
+        makeTransform: @escaping @Sendable () -> Transform
+    ) {
         self.request = request
         self.bufferLimit = bufferLimit
+        self.automaticallyCancelling = automaticallyCancelling
         self.makeTransform = makeTransform
     }
 
     /// Iterates the values that arrive from now on, starting the request if it has not started
     /// (as adding a response handler does). Each iterator has a buffer of its own.
     public func makeAsyncIterator() -> AsyncIterator {
-        let buffer = StreamBuffer(request: request, bufferLimit: bufferLimit)
+        let buffer = StreamBuffer(
+            request: request,
+            bufferLimit: bufferLimit,
+            automaticallyCancelling: automaticallyCancelling
+        )
         request.addConsumer(buffer)
-        return AsyncIterator(buffer: buffer, transform: makeTransform(), termination: Termination(request: request))
+        return AsyncIterator(buffer: buffer, transform: makeTransform(), termination: Termination(buffer: buffer))
     }
 
     /// Gives the values one at a time, waiting for the body as needed.
@@ -94,7 +117,7 @@ public struct DataStreamSequence<Element: Sendable>: AsyncSequence, Sendable {
                     ready = try transform(chunk ?? Data())
                 } catch {
                     isDone = true
-                    termination.request.cancel()
+                    termination.buffer.stop()
                     throw (error as? CourierError)
                         ?? .responseSerializationFailed(.customSerializationFailed(error: error))
                 }
@@ -111,15 +134,15 @@ public struct DataStreamSequence<Element: Sendable>: AsyncSequence, Sendable {
 // @unchecked Sendable: `isFinished` is only set by the iterator that owns this object.
 /// Cancels the request when the iterator goes away before the body ended (the loop was left).
 final class Termination: @unchecked Sendable {
-    let request: DataStreamRequest
+    let buffer: StreamBuffer
     var isFinished = false
 
-    init(request: DataStreamRequest) {
-        self.request = request
+    init(buffer: StreamBuffer) {
+        self.buffer = buffer
     }
 
     deinit {
-        if !isFinished { request.cancel() }
+        if !isFinished { buffer.stop() }
     }
 }
 
@@ -130,23 +153,53 @@ final class StreamBuffer: DataStreamRequest.Consumer, Sendable {
         var bufferedBytes = 0
         var isLagging = false
         var completion: DataStreamRequest.Completion?
+        /// The loop stopped without cancelling the request: nothing more is kept or given.
+        var isDetached = false
         var waiter: CheckedContinuation<Data?, any Error>?
     }
 
     private let request: DataStreamRequest
     private let bufferLimit: Int
+    /// Whether stopping (the loop left early, its task cancelled) cancels the request, or only
+    /// detaches this buffer from it.
+    private let automaticallyCancelling: Bool
     private let state = Protected(State())
 
-    init(request: DataStreamRequest, bufferLimit: Int) {
+    init(request: DataStreamRequest, bufferLimit: Int, automaticallyCancelling: Bool = true) {
         self.request = request
         self.bufferLimit = max(1, bufferLimit)
+        self.automaticallyCancelling = automaticallyCancelling
+    }
+
+    /// The loop is done with the stream before its end: cancels the request, or, when not
+    /// ``automaticallyCancelling``, lets the request go on without this buffer. A detached
+    /// buffer drops what it held and stops holding the transfer back, so other consumers are
+    /// not stalled by a loop that has gone.
+    func stop() {
+        guard !automaticallyCancelling else {
+            request.cancel()
+            return
+        }
+        let (waiter, wasLagging) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard state.completion == nil, !state.isDetached else { return (nil, false) }
+            state.isDetached = true
+            state.chunks.removeAll()
+            state.bufferedBytes = 0
+            defer {
+                state.isLagging = false
+                state.waiter = nil
+            }
+            return (state.waiter, state.isLagging)
+        }
+        waiter?.resume(returning: nil)
+        if wasLagging { request.consumerLagDidChange() }
     }
 
     var isLagging: Bool { state.withLock { $0.isLagging } }
 
     func receive(_ data: Data) {
         let (waiter, startsLagging) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
-            guard state.completion == nil else { return (nil, false) }
+            guard state.completion == nil, !state.isDetached else { return (nil, false) }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (waiter, false)
@@ -193,6 +246,7 @@ final class StreamBuffer: DataStreamRequest.Consumer, Sendable {
                         if caughtUp { state.isLagging = false }
                         return .chunk(chunk, caughtUp: caughtUp)
                     }
+                    if state.isDetached { return .end(nil) }
                     if let completion = state.completion { return .end(completion.error) }
                     state.waiter = continuation
                     return .wait
@@ -209,8 +263,8 @@ final class StreamBuffer: DataStreamRequest.Consumer, Sendable {
                     break
                 }
             }
-        } onCancel: { [request] in
-            request.cancel()
+        } onCancel: {
+            stop()
         }
     }
 }

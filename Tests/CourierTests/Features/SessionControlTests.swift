@@ -80,4 +80,61 @@ import FoundationNetworking
         #expect(try await adapter.adapt(URLRequest(url: url), using: state).url == url)
         await session.invalidate()
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func withoutAutomaticCancellingATaskCancelLeavesTheRequestRunning(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let data = session.request(server.url("/delay/0.5")).serializingData(automaticallyCancelling: false)
+            let download = session.download(server.url("/delay/0.5"))
+                .serializingDownloadedFileURL(automaticallyCancelling: false)
+            let awaitingData = Task { await data.result }
+            let awaitingDownload = Task { await download.result }
+            try await server.waitForRequests(2)
+            awaitingData.cancel()
+            awaitingDownload.cancel()
+            let dataResult = await value(within: hangLimit) { await awaitingData.value }
+            #expect((try? dataResult?.get())?.isEmpty == false, "the request finished as if nobody had cancelled")
+            let downloadResult = await value(within: hangLimit) { await awaitingDownload.value }
+            let fileURL = try #require(try downloadResult?.get())
+            try? FileManager.default.removeItem(at: fileURL)
+
+            // The default cancels with the task.
+            let cancelling = session.request(server.url("/fault/hang")).serializingData()
+            let awaiting = Task { await cancelling.result }
+            try await server.waitForRequests(3)
+            awaiting.cancel()
+            let cancelled = await value(within: hangLimit) { await awaiting.value }
+            #expect(cancelled?.failure?.isExplicitlyCancelledError == true)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStreamLoopLeftWithoutAutomaticCancellingLetsOtherConsumersFinish(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.streamRequest(server.url("/stream-bytes/200000?chunk_size=1000"))
+            let total = Protected(0)
+            let handled = Task {
+                await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
+                    request.responseStream { stream in
+                        switch stream.event {
+                        case .stream(.success(let data)): total.withLock { $0 += data.count }
+                        case .complete(let completion): continuation.resume(returning: completion.error)
+                        }
+                    }
+                }
+            }
+            // A small buffer that fills: had the loop left it holding the transfer back, the
+            // handler above would never see the end.
+            for try await _ in request.streamingData(automaticallyCancelling: false, bufferLimit: 1) { break }
+            let ended = await value(within: hangLimit) { () -> String in
+                (await handled.value).map { "failed: \($0)" } ?? "ok"
+            }
+            #expect(ended == "ok")
+            #expect(total.withLock { $0 } == 200_000)
+            await session.invalidate()
+        }
+    }
 }
