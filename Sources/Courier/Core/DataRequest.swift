@@ -35,22 +35,39 @@ public class DataRequest: Request, @unchecked Sendable {
 
     // MARK: - Transport events
 
-    /// Records the head; the `HTTPURLResponse` is built only if something reads it.
+    /// Records the head; the `HTTPURLResponse` is built only if something reads it. With an
+    /// `onHTTPResponse` handler or a head validator, the attempt's completion waits for their
+    /// verdict: the handler's first, then the validator's.
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
         typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
+        typealias HeadChecks = (
+            validator: HeadValidator?, responseHook: (DispatchQueue, RequestHooks.HTTPResponseHandler)?
+        )
         let expectedLength = head.expectedContentLength
-        let (isCurrent, headValidator) = mutableState.withLock { state -> (Bool, HeadValidator?) in
+        let (isCurrent, checks) = mutableState.withLock { state -> (Bool, HeadChecks?) in
             guard state.attempt === attempt else { return (false, nil) }
             state.responseHead = head
             state.data = nil
             state.bytesReceived = 0
             state.bytesExpected = expectedLength
-            guard let headValidator = state.headValidator, state.machine.headCheckStarted() else { return (true, nil) }
-            return (true, headValidator)
+            let responseHook = state.hooks.httpResponse
+            guard state.headValidator != nil || responseHook != nil, state.machine.headCheckStarted() else {
+                return (true, nil)
+            }
+            return (true, (state.headValidator, responseHook))
         }
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: head)
-        if let (queue, validate) = headValidator {
+        guard let checks else { return }
+        askHTTPResponseHandler(checks.responseHook, about: head) { [self] allowed in
+            // Cancelling finishes the request at once; its held completion, if any, is dropped.
+            guard allowed else {
+                cancel()
+                return
+            }
+            guard let (queue, validate) = checks.validator else {
+                return didCheckHead(of: attempt, task: task, rejection: nil)
+            }
             queue.async { [self] in
                 var rejection: CourierError?
                 do {

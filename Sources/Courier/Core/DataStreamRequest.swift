@@ -124,6 +124,20 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         }
         // Validators are user code: off the transport's thread, with the transfer held meanwhile.
         applyStateToTask()
+        let responseHook = mutableState.withLock { $0.hooks.httpResponse }
+        askHTTPResponseHandler(responseHook, about: head) { [self] allowed in
+            // Cancelling finishes the request and its consumers; nothing parked is handed on.
+            guard allowed else {
+                cancel()
+                return
+            }
+            validateHead(of: task)
+        }
+    }
+
+    /// Runs the validators on the head just received, on the serialization queue, then hands on
+    /// what arrived meanwhile, or stops the transfer if they rejected it.
+    private func validateHead(of task: any TransportTask) {
         serializationQueue.async { [self] in
             let rejection = runValidators()
             eventMonitor?.request(self, didValidateWithError: rejection)

@@ -91,6 +91,9 @@ public class Request: @unchecked Sendable {
         var validators: [Validator] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
+        /// The caller's `onURLRequestCreation`, `cURLDescription(on:calling:)` and
+        /// `onHTTPResponse` closures.
+        var hooks = RequestHooks()
         var finishHandlers: [@Sendable () -> Void] = []
         /// Awaiting tasks that run an attempt's validation when a validator closure of the
         /// caller's must run and they are waiting (see ``ValidationRunner``).
@@ -389,7 +392,9 @@ public class Request: @unchecked Sendable {
                 setsOwnCookie: setsOwnCookie
             )
         }
-        if settings != nil { eventMonitor?.request(self, didCreateURLRequest: head.urlRequest) }
+        guard settings != nil else { return nil }
+        eventMonitor?.request(self, didCreateURLRequest: head.urlRequest)
+        callCreationHooks(for: head)
         return settings
     }
 
@@ -591,6 +596,7 @@ public class Request: @unchecked Sendable {
         var validators: [Validator]
         var validationRunners: [ValidationRunner]
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
+        var hooks: RequestHooks
         /// The last progress update, delivered before any handler runs.
         var progress: FinalProgress?
     }
@@ -613,6 +619,7 @@ public class Request: @unchecked Sendable {
             validators: state.validators,
             validationRunners: state.validationRunners,
             headValidator: state.headValidator,
+            hooks: state.hooks,
             progress: takeFinalProgress(&state)
         )
         state.finishHandlers = []
@@ -625,6 +632,7 @@ public class Request: @unchecked Sendable {
         state.validators = []
         state.validationRunners = []
         state.headValidator = nil
+        state.hooks = RequestHooks()
         return finishing
     }
 
@@ -652,28 +660,38 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Describing
 
-    /// The latest request as a `curl` command, with credential headers redacted unless
-    /// `includingCredentials` is `true`.
+    /// The latest request as a `curl` command, in Alamofire's form (`-X`, `-b` for cookies, `-H`
+    /// for each header, `-d` for the body, each value in double quotes), with credentials
+    /// (`Authorization`, `Proxy-Authorization`, cookies) redacted unless `includingCredentials`.
+    ///
+    /// Unlike Alamofire's, the quoting is safe to paste into a shell: `\`, `"`, `$` and `` ` ``
+    /// are escaped, so a value a server or user chose cannot run a command.
     public func cURLDescription(includingCredentials: Bool = false) -> String {
         guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }
-        var components = ["$ curl -v"]
-        let method = request.httpMethod ?? "GET"
-        if method != "GET" { components.append("-X \(method)") }
+        var components = ["$ curl -v", "-X \(request.httpMethod ?? "GET")"]
         let headers = HTTPHeaders((request.allHTTPHeaderFields ?? [:]))
-        for header in headers.sorted() {
+        if let cookie = headers.value(for: "Cookie") {
+            components.append("-b \(Self.shellQuoted(includingCredentials ? cookie : "***"))")
+        }
+        for header in headers.sorted() where header.name.lowercased() != "cookie" {
             let value = header.isSensitive && !includingCredentials ? "***" : header.value
-            components.append("-H \(shellQuoted("\(header.name): \(value)"))")
+            components.append("-H \(Self.shellQuoted("\(header.name): \(value)"))")
         }
         if let body = request.httpBody, !body.isEmpty {
-            let text = String(decoding: body, as: UTF8.self)
-            components.append("-d \(shellQuoted(text))")
+            components.append("-d \(Self.shellQuoted(String(decoding: body, as: UTF8.self)))")
         }
-        components.append(shellQuoted(url.absoluteString))
+        components.append(Self.shellQuoted(url.absoluteString))
         return components.joined(separator: " \\\n\t")
     }
 
-    private func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    /// `text` in double quotes, with what a shell expands there escaped.
+    static func shellQuoted(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            if "\\\"$`".contains(character) { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
     }
 }
 

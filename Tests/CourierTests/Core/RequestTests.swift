@@ -233,7 +233,7 @@ final class CallCounter: Sendable {
             #expect(!description.contains("top-secret"))
             #expect(description.contains("Authorization: ***"))
             #expect(description.contains("-X POST"))
-            #expect(description.contains("-d 'a=1'"))
+            #expect(description.contains(#"-d "a=1""#))
             #expect(request.cURLDescription(includingCredentials: true).contains("Bearer top-secret"))
             await session.invalidate()
         }

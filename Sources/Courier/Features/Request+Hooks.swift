@@ -1,0 +1,221 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What to do with a response whose head an `onHTTPResponse` handler has seen: read its body, or
+/// cancel the request as ``Request/cancel()`` would.
+public enum ResponseDisposition: Sendable {
+    /// Go on: read the body.
+    case allow
+    /// Cancel the request; it fails with ``CourierError/Kind/explicitlyCancelled``.
+    case cancel
+}
+
+/// The closures a caller hangs on a request's steps, each run on the queue given with it.
+struct RequestHooks {
+    typealias HTTPResponseHandler =
+        @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+
+    /// Told of every attempt's final request.
+    var urlRequest: (queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)?
+    /// Told of the first request's cURL command, once.
+    var cURL: (queue: DispatchQueue, handler: @Sendable (String) -> Void)?
+    /// Asked about every attempt's response head.
+    var httpResponse: (queue: DispatchQueue, handler: HTTPResponseHandler)?
+}
+
+extension Request {
+    /// Calls `handler` on `queue` with the request each attempt sends, once adapted (the first
+    /// right away, if it has been made already). A later call replaces the handler.
+    @discardableResult
+    public func onURLRequestCreation(
+        on queue: DispatchQueue = .courierCallbacks,
+        perform handler: @escaping @Sendable (URLRequest) -> Void
+    ) -> Self {
+        let (existing, replaced) = mutableState.withLock { state in
+            defer { state.hooks.urlRequest = (queue, handler) }
+            return (state.requests.last, state.hooks.urlRequest)
+        }
+        _ = replaced  // Released after unlocking: what it captured may call the request.
+        if let existing { queue.async { handler(existing.urlRequest) } }
+        return self
+    }
+
+    /// Calls `handler` on `queue`, once, with the request as a `curl` command
+    /// (``cURLDescription(includingCredentials:)``, credentials redacted): now if the request has
+    /// been made, else as soon as it is.
+    @discardableResult
+    public func cURLDescription(
+        on queue: DispatchQueue = .courierCallbacks,
+        calling handler: @escaping @Sendable (String) -> Void
+    ) -> Self {
+        let isMade = mutableState.withLock { state -> Bool in
+            guard state.requests.isEmpty else { return true }
+            state.hooks.cURL = (queue, handler)
+            return false
+        }
+        if isMade {
+            let description = cURLDescription()
+            queue.async { handler(description) }
+        }
+        return self
+    }
+
+    /// Runs the creation hooks for the request an attempt will send: the URL request handler
+    /// each time, the cURL handler the first time.
+    func callCreationHooks(for head: RequestHead) {
+        let (urlRequestHook, cURLHook) = mutableState.withLock { state in
+            defer { state.hooks.cURL = nil }
+            return (state.hooks.urlRequest, state.hooks.cURL)
+        }
+        if let (queue, handler) = urlRequestHook {
+            let urlRequest = head.urlRequest
+            queue.async { handler(urlRequest) }
+        }
+        if let (queue, handler) = cURLHook {
+            let description = cURLDescription()
+            queue.async { handler(description) }
+        }
+    }
+
+    /// Stores the `onHTTPResponse` handler, releasing the one it replaces after unlocking.
+    func setHTTPResponseHandler(queue: DispatchQueue, handler: @escaping RequestHooks.HTTPResponseHandler) {
+        let replaced = mutableState.withLock { state in
+            defer { state.hooks.httpResponse = (queue, handler) }
+            return state.hooks.httpResponse
+        }
+        _ = replaced
+    }
+
+    /// Asks `hook` (the `onHTTPResponse` handler, if any) about `head` and calls `next` exactly
+    /// once with whether the body may be read: at once when there is no handler, else when the
+    /// handler answers (a second answer is ignored).
+    func askHTTPResponseHandler(
+        _ hook: (queue: DispatchQueue, handler: RequestHooks.HTTPResponseHandler)?,
+        about head: ResponseHead,
+        then next: @escaping @Sendable (Bool) -> Void
+    ) {
+        guard let (queue, handler) = hook, let response = head.httpURLResponse else { return next(true) }
+        let answered = Protected(false)
+        queue.async {
+            handler(response) { disposition in
+                let isFirst = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if isFirst { next(disposition == .allow) }
+            }
+        }
+    }
+}
+
+extension DataRequest {
+    /// Calls `handler` on `queue` with each attempt's response head, before the body is read;
+    /// the body waits until `handler` calls its completion: `.allow` reads it, `.cancel` cancels
+    /// the request. Call the completion exactly once, or the request never ends. A later call
+    /// replaces the handler.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .courierCallbacks,
+        perform handler:
+            @escaping @Sendable (
+                _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void
+            ) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(queue: queue, handler: handler)
+        return self
+    }
+
+    /// Calls `handler` on `queue` with each attempt's response head; the body is read meanwhile.
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .courierCallbacks,
+        perform handler: @escaping @Sendable (HTTPURLResponse) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(queue: queue) { response, completion in
+            completion(.allow)
+            handler(response)
+        }
+        return self
+    }
+
+    /// Awaits `handler` with each attempt's response head before the body is read: `.allow`
+    /// reads it, `.cancel` cancels the request.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        perform handler: @escaping @Sendable (HTTPURLResponse) async -> ResponseDisposition
+    ) -> Self {
+        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
+            Task { completion(await handler(response)) }
+        }
+        return self
+    }
+
+    /// Runs `handler` in a task with each attempt's response head; the body is read meanwhile.
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (HTTPURLResponse) async -> Void) -> Self {
+        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
+            completion(.allow)
+            Task { await handler(response) }
+        }
+        return self
+    }
+}
+
+extension DataStreamRequest {
+    /// Calls `handler` on `queue` with each attempt's response head, before any piece of the body
+    /// is handed on: `.allow` goes on, `.cancel` cancels the request. Call the completion exactly
+    /// once, or the stream never ends. A later call replaces the handler.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .courierCallbacks,
+        perform handler:
+            @escaping @Sendable (
+                _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void
+            ) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(queue: queue, handler: handler)
+        return self
+    }
+
+    /// Calls `handler` on `queue` with each attempt's response head; the stream goes on meanwhile.
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .courierCallbacks,
+        perform handler: @escaping @Sendable (HTTPURLResponse) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(queue: queue) { response, completion in
+            completion(.allow)
+            handler(response)
+        }
+        return self
+    }
+
+    /// Awaits `handler` with each attempt's response head before any piece is handed on:
+    /// `.allow` goes on, `.cancel` cancels the request.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        perform handler: @escaping @Sendable (HTTPURLResponse) async -> ResponseDisposition
+    ) -> Self {
+        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
+            Task { completion(await handler(response)) }
+        }
+        return self
+    }
+
+    /// Runs `handler` in a task with each attempt's response head; the stream goes on meanwhile.
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (HTTPURLResponse) async -> Void) -> Self {
+        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
+            completion(.allow)
+            Task { await handler(response) }
+        }
+        return self
+    }
+}
