@@ -37,7 +37,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     /// Records the head; the `HTTPURLResponse` is built only if something reads it. With an
     /// `onHTTPResponse` handler or a head validator, the attempt's completion waits for their
-    /// verdict: the handler's first, then the validator's.
+    /// verdict: the handler's first (the transfer is held back meanwhile), then the validator's.
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive head: ResponseHead) {
         typealias HeadValidator = (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)
         typealias HeadChecks = (
@@ -59,12 +59,16 @@ public class DataRequest: Request, @unchecked Sendable {
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: head)
         guard let checks else { return }
+        // The body waits for the handler's answer, as Alamofire's does: a handler that cancels on
+        // the head (a length or type it does not want) spares the transfer.
+        if checks.responseHook != nil { holdTransferBack(true) }
         askHTTPResponseHandler(checks.responseHook, about: head) { [self] allowed in
             // Cancelling finishes the request at once; its held completion, if any, is dropped.
             guard allowed else {
                 cancel()
                 return
             }
+            if checks.responseHook != nil { holdTransferBack(false) }
             guard let (queue, validate) = checks.validator else {
                 return didCheckHead(of: attempt, task: task, rejection: nil)
             }

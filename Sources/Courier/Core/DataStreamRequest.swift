@@ -38,6 +38,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// Pieces that arrived while the head was being validated, delivered once it passed.
         var parked: [Data] = []
         var isValidatingHead = false
+        /// The attempt whose head is being checked: a verdict for any other is stale.
+        var headCheckAttempt: Attempt?
+        /// The checked attempt's completion, when it came before the verdict (an
+        /// `onHTTPResponse` handler answers on a queue of its own): replayed after it.
+        var heldCompletion: (error: URLError?, metrics: RequestMetrics)?
         /// Why the head was rejected; the transfer was cancelled and this is the attempt's error.
         var headRejection: CourierError?
         var hasDelivered = false
@@ -118,6 +123,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         eventMonitor?.request(self, didReceive: head)
         streamState.withLock(together: mutableState) { stream, state in
             stream.isValidatingHead = true
+            stream.headCheckAttempt = attempt
+            stream.heldCompletion = nil
             stream.headRejection = nil
             stream.parked.removeAll()
             _ = state.machine.holdBack(true)
@@ -126,34 +133,45 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         applyStateToTask()
         let responseHook = mutableState.withLock { $0.hooks.httpResponse }
         askHTTPResponseHandler(responseHook, about: head) { [self] allowed in
-            // Cancelling finishes the request and its consumers; nothing parked is handed on.
             guard allowed else {
-                cancel()
+                // Cancelling finishes the request and its consumers; nothing parked is handed
+                // on, and a held completion is dropped. An answer about an earlier attempt's
+                // head is stale and ignored.
+                if streamState.withLock({ $0.headCheckAttempt === attempt }) { cancel() }
                 return
             }
-            validateHead(of: task)
+            validateHead(of: attempt, task: task)
         }
     }
 
-    /// Runs the validators on the head just received, on the serialization queue, then hands on
-    /// what arrived meanwhile, or stops the transfer if they rejected it.
-    private func validateHead(of task: any TransportTask) {
+    /// Runs the validators on `attempt`'s head, on the serialization queue, then hands on what
+    /// arrived meanwhile, or stops the transfer if they rejected it; then handles the attempt's
+    /// completion if it came meanwhile. Does nothing for a stale attempt.
+    private func validateHead(of attempt: Attempt, task: any TransportTask) {
         serializationQueue.async { [self] in
+            guard streamState.withLock({ $0.headCheckAttempt === attempt }) else { return }
             let rejection = runValidators()
             eventMonitor?.request(self, didValidateWithError: rejection)
-            let parked = streamState.withLock(together: mutableState) { stream, state -> [Data] in
+            let (parked, held) = streamState.withLock(together: mutableState) { stream, state in
+                guard stream.headCheckAttempt === attempt else {
+                    return ([Data](), (error: URLError?, metrics: RequestMetrics)?.none)
+                }
                 stream.isValidatingHead = false
                 stream.headRejection = rejection
                 if rejection != nil { _ = state.machine.holdBack(false) }
-                defer { stream.parked.removeAll() }
-                return rejection == nil ? stream.parked : []
+                defer {
+                    stream.parked.removeAll()
+                    stream.heldCompletion = nil
+                }
+                return (rejection == nil ? stream.parked : [], stream.heldCompletion)
             }
             if rejection != nil {
                 task.cancel()
-                return
+            } else {
+                parked.forEach { deliver($0) }
+                consumerLagDidChange()
             }
-            parked.forEach { deliver($0) }
-            consumerLagDidChange()
+            if let held { completeAttempt(error: held.error, metrics: held.metrics) }
         }
     }
 
@@ -186,7 +204,18 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         metrics: RequestMetrics
     ) {
         guard recordAttemptCompletion(of: attempt, metrics: metrics) else { return }
-        // Behind the head's validation, which runs there too: its verdict is known by then.
+        // While the head is being checked the completion waits for the verdict, which replays it.
+        let isHeld = streamState.withLock { stream -> Bool in
+            guard stream.isValidatingHead, stream.headCheckAttempt === attempt else { return false }
+            stream.heldCompletion = (error, metrics)
+            return true
+        }
+        if !isHeld { completeAttempt(error: error, metrics: metrics) }
+    }
+
+    /// Ends an attempt whose head check is over: with the head's rejection, if any, else the
+    /// transport's error.
+    private func completeAttempt(error: URLError?, metrics: RequestMetrics) {
         serializationQueue.async { [self] in
             let rejection = streamState.withLock { $0.headRejection }
             let attemptError = rejection ?? error.map(CourierError.attemptFailed)

@@ -27,12 +27,13 @@ extension Request {
     /// the next attempt's task follows ``taskCreated()``, so a request suspended during the delay
     /// starts its retry suspended.
     ///
-    /// A running attempt whose head a head validator checks (``DataRequest/validateResponseHead(queue:_:)``)
-    /// goes through ``headCheck``; its completion waits for the verdict:
+    /// A running attempt whose head a head validator (``DataRequest/validateResponseHead(queue:_:)``)
+    /// or an `onHTTPResponse` handler checks goes through ``headCheck``; its completion waits for
+    /// the verdict (the handler's `.cancel` cancels the request instead, which ends it at once):
     ///
     /// | head check | event                         | → head check | action                               |
     /// |------------|-------------------------------|--------------|--------------------------------------|
-    /// | none       | head arrives, to be checked   | checking     | run the validator                    |
+    /// | none       | head arrives, to be checked   | checking     | ask the handler, then the validator  |
     /// | checking   | the attempt completes         | checking, holding it | nothing until the verdict     |
     /// | checking   | accepted                      | none         | nothing (replay a held completion)   |
     /// | checking   | rejected                      | rejected     | cancel the task (or replay a held completion) |

@@ -374,8 +374,14 @@ public class Request: @unchecked Sendable {
     /// Returns `nil`, recording nothing, if the request ended meanwhile (while it was being
     /// adapted): no attempt is made then.
     func didCreateRequest(_ head: inout RequestHead, session: Session, setsOwnCookie: Bool) -> RedirectSettings? {
+        var hooks = RequestHooks()
         let settings = mutableState.withLock { state -> RedirectSettings? in
             guard !state.machine.hasFinished else { return nil }
+            // Taken with the head's recording: a hook added at the same moment either sees the
+            // head when added or is called here, never both.
+            hooks.urlRequest = state.hooks.urlRequest
+            hooks.cURL = state.hooks.cURL
+            state.hooks.cURL = nil
             head.cacheMode = state.cacheMode
             head.cacheDecision = cacheDecision(state.cachedResponseHandler ?? session.cachedResponseHandler)
             state.requests.append(head)
@@ -394,7 +400,7 @@ public class Request: @unchecked Sendable {
         }
         guard settings != nil else { return nil }
         eventMonitor?.request(self, didCreateURLRequest: head.urlRequest)
-        callCreationHooks(for: head)
+        callCreationHooks(hooks, for: head)
         return settings
     }
 
@@ -665,7 +671,8 @@ public class Request: @unchecked Sendable {
     /// (`Authorization`, `Proxy-Authorization`, cookies) redacted unless `includingCredentials`.
     ///
     /// Unlike Alamofire's, the quoting is safe to paste into a shell: `\`, `"`, `$` and `` ` ``
-    /// are escaped, so a value a server or user chose cannot run a command.
+    /// are escaped, and `!` (which an interactive shell expands from its history even in double
+    /// quotes) is written in single quotes, so a value a server or user chose cannot run a command.
     public func cURLDescription(includingCredentials: Bool = false) -> String {
         guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }
         var components = ["$ curl -v", "-X \(request.httpMethod ?? "GET")"]
@@ -688,6 +695,10 @@ public class Request: @unchecked Sendable {
     static func shellQuoted(_ text: String) -> String {
         var quoted = "\""
         for character in text {
+            if character == "!" {
+                quoted.append(#""'!'""#)
+                continue
+            }
             if "\\\"$`".contains(character) { quoted.append("\\") }
             quoted.append(character)
         }

@@ -6,7 +6,7 @@ import Foundation
 /// unless the task was made with `automaticallyCancelling: false` (Alamofire's default): the
 /// awaiting task then waits for the request to end as it would.
 public struct DataTask<Value: Sendable>: Sendable {
-    private let request: DataRequest
+    let request: DataRequest
     private let outcome: SerializedOutcome<Value>
     private let automaticallyCancelling: Bool
 

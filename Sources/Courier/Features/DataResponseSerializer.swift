@@ -6,8 +6,11 @@ import FoundationNetworking
 
 /// The body as `Data`; an empty body is an error unless the status or method allows one.
 public struct DataResponseSerializer: ResponseSerializer {
+    /// Prepares a non-empty body before it is read.
     public let dataPreprocessor: any DataPreprocessor
+    /// Status codes whose empty body is a valid answer.
     public let emptyResponseCodes: Set<Int>
+    /// Methods whose empty body is a valid answer.
     public let emptyRequestMethods: Set<HTTPMethod>
 
     /// Creates a serializer with the given preprocessor and empty-response policy.
@@ -21,6 +24,7 @@ public struct DataResponseSerializer: ResponseSerializer {
         self.emptyRequestMethods = emptyRequestMethods
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -30,6 +34,7 @@ public struct DataResponseSerializer: ResponseSerializer {
         try preparedBody(request: request, statusCode: response?.statusCode, data: data, error: error) ?? Data()
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> Data {
         try preparedBody(request: request, statusCode: head?.statusCode, data: data, error: error) ?? Data()
     }

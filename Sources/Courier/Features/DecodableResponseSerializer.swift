@@ -12,7 +12,7 @@ public protocol EmptyResponse: Sendable {
 }
 
 /// A `Decodable` value for responses that carry no body, such as `204 No Content`.
-public struct Empty: Codable, Sendable, Equatable, EmptyResponse {
+public struct Empty: Codable, Sendable, Hashable, EmptyResponse {
     /// The one value.
     public static let value = Empty()
 
@@ -46,8 +46,11 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     }
 
     private let decoderSource: DecoderSource
+    /// Prepares a non-empty body before it is read.
     public let dataPreprocessor: any DataPreprocessor
+    /// Status codes whose empty body is a valid answer.
     public let emptyResponseCodes: Set<Int>
+    /// Methods whose empty body is a valid answer.
     public let emptyRequestMethods: Set<HTTPMethod>
 
     /// The decoder used for responses (made afresh on each read when the serializer was given a
@@ -86,6 +89,7 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
         self.emptyRequestMethods = emptyRequestMethods
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -95,6 +99,7 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
         try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: CourierError?) throws -> T {
         try value(of: preparedBody(request: request, statusCode: head?.statusCode, data: data, error: error))
     }

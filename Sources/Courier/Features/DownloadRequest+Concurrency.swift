@@ -7,7 +7,7 @@ import Foundation
 /// was made with `automaticallyCancelling: false` (Alamofire's default): the awaiting task then
 /// waits for the download to end as it would.
 public struct DownloadTask<Value: Sendable>: Sendable {
-    private let request: DownloadRequest
+    let request: DownloadRequest
     private let future: ResponseFuture<DownloadResponse<Value, CourierError>>
     private let automaticallyCancelling: Bool
 

@@ -95,6 +95,7 @@ public struct URLResponseSerializer: DownloadResponseSerializerProtocol {
     /// Creates the serializer.
     public init() {}
 
+    /// Serializes the download; see the type for the rules it follows.
     public func serializeDownload(
         request: URLRequest?,
         response: HTTPURLResponse?,

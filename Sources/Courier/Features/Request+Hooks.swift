@@ -4,19 +4,21 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What to do with a response whose head an `onHTTPResponse` handler has seen: read its body, or
-/// cancel the request as ``Request/cancel()`` would.
-public enum ResponseDisposition: Sendable {
-    /// Go on: read the body.
-    case allow
-    /// Cancel the request; it fails with ``CourierError/Kind/explicitlyCancelled``.
-    case cancel
+extension Request {
+    /// What to do with a response whose head an `onHTTPResponse` handler has seen: read its
+    /// body, or cancel the request as ``Request/cancel()`` would.
+    public enum ResponseDisposition: Sendable {
+        /// Go on: read the body.
+        case allow
+        /// Cancel the request; it fails with ``CourierError/Kind/explicitlyCancelled``.
+        case cancel
+    }
 }
 
 /// The closures a caller hangs on a request's steps, each run on the queue given with it.
 struct RequestHooks {
     typealias HTTPResponseHandler =
-        @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+        @Sendable (HTTPURLResponse, @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
 
     /// Told of every attempt's final request.
     var urlRequest: (queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)?
@@ -35,7 +37,8 @@ extension Request {
         perform handler: @escaping @Sendable (URLRequest) -> Void
     ) -> Self {
         let (existing, replaced) = mutableState.withLock { state in
-            defer { state.hooks.urlRequest = (queue, handler) }
+            // A finished request makes no more: the handler is not kept (it may hold the request).
+            defer { if !state.machine.hasFinished { state.hooks.urlRequest = (queue, handler) } }
             return (state.requests.last, state.hooks.urlRequest)
         }
         _ = replaced  // Released after unlocking: what it captured may call the request.
@@ -52,7 +55,8 @@ extension Request {
         calling handler: @escaping @Sendable (String) -> Void
     ) -> Self {
         let isMade = mutableState.withLock { state -> Bool in
-            guard state.requests.isEmpty else { return true }
+            // Made, or never to be: a finished request describes what it has (perhaps nothing).
+            guard state.requests.isEmpty, !state.machine.hasFinished else { return true }
             state.hooks.cURL = (queue, handler)
             return false
         }
@@ -63,18 +67,14 @@ extension Request {
         return self
     }
 
-    /// Runs the creation hooks for the request an attempt will send: the URL request handler
-    /// each time, the cURL handler the first time.
-    func callCreationHooks(for head: RequestHead) {
-        let (urlRequestHook, cURLHook) = mutableState.withLock { state in
-            defer { state.hooks.cURL = nil }
-            return (state.hooks.urlRequest, state.hooks.cURL)
-        }
-        if let (queue, handler) = urlRequestHook {
+    /// Runs the creation hooks taken when the request an attempt will send was recorded: the URL
+    /// request handler each time, the cURL handler the first time.
+    func callCreationHooks(_ hooks: RequestHooks, for head: RequestHead) {
+        if let (queue, handler) = hooks.urlRequest {
             let urlRequest = head.urlRequest
             queue.async { handler(urlRequest) }
         }
-        if let (queue, handler) = cURLHook {
+        if let (queue, handler) = hooks.cURL {
             let description = cURLDescription()
             queue.async { handler(description) }
         }

@@ -101,8 +101,11 @@ extension ResponseSerializer {
     /// `HEAD`.
     public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
 
+    /// ``defaultDataPreprocessor``, unless the serializer has its own.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }
+    /// ``defaultEmptyResponseCodes``, unless the serializer has its own.
     public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
+    /// ``defaultEmptyRequestMethods``, unless the serializer has its own.
     public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
 
     /// The body after ``dataPreprocessor``, or `Data()` for an empty body this serializer's

@@ -6,10 +6,13 @@ import FoundationNetworking
 
 /// The body as text, in the charset the response names, else UTF-8, else ISO-8859-1.
 public struct StringResponseSerializer: ResponseSerializer {
+    /// Prepares a non-empty body before it is read.
     public let dataPreprocessor: any DataPreprocessor
     /// The encoding to use whatever the response says, or `nil` to follow the response.
     public let encoding: String.Encoding?
+    /// Status codes whose empty body is a valid answer.
     public let emptyResponseCodes: Set<Int>
+    /// Methods whose empty body is a valid answer.
     public let emptyRequestMethods: Set<HTTPMethod>
 
     /// Creates a serializer.
@@ -28,6 +31,7 @@ public struct StringResponseSerializer: ResponseSerializer {
         self.emptyRequestMethods = emptyRequestMethods
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -39,6 +43,7 @@ public struct StringResponseSerializer: ResponseSerializer {
         try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
     }
 
+    /// Serializes the response; see the type for the rules it follows.
     public func serialize(
         request: URLRequest?,
         head: ResponseHead?,

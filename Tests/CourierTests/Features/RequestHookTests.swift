@@ -66,14 +66,14 @@ import FoundationNetworking
             #expect(seen.withLock { $0 } == [200])
 
             let allowed = try await session.request(server.url("/bytes/1000"))
-                .onHTTPResponse { response async -> ResponseDisposition in
+                .onHTTPResponse { response async -> Request.ResponseDisposition in
                     response.statusCode == 200 ? .allow : .cancel
                 }
                 .serializingData().value
             #expect(allowed.count == 1000)
 
             let refused = await session.request(server.url("/status/418"))
-                .onHTTPResponse { response async -> ResponseDisposition in
+                .onHTTPResponse { response async -> Request.ResponseDisposition in
                     response.statusCode == 200 ? .allow : .cancel
                 }
                 .serializingData().result
@@ -112,7 +112,7 @@ import FoundationNetworking
 
             var total = 0
             for try await piece in session.streamRequest(server.url("/stream-bytes/5000"))
-                .onHTTPResponse(perform: { _ async -> ResponseDisposition in .allow }).streamingData()
+                .onHTTPResponse(perform: { _ async -> Request.ResponseDisposition in .allow }).streamingData()
             {
                 total += piece.count
             }
@@ -121,7 +121,55 @@ import FoundationNetworking
         }
     }
 
+    /// The handler answers only once the attempt has completed: the stream must still hand on
+    /// the whole body, then end; and the handler's verdict still counts.
+    @Test(arguments: TransportKind.allCases)
+    func aStreamWaitsForALateHTTPResponseAnswer(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            for disposition in [Request.ResponseDisposition.allow, .cancel] {
+                let pending = Protected<(@Sendable (Request.ResponseDisposition) -> Void)?>(nil)
+                let request = session.streamRequest(server.url("/bytes/300"))
+                    .onHTTPResponse { _, completion in pending.withLock { $0 = completion } }
+                let received = Protected(0)
+                let ended = Task {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
+                        request.responseStream { stream in
+                            if let value = stream.value { received.withLock { $0 += value.count } }
+                            if let completion = stream.completion { continuation.resume(returning: completion.error) }
+                        }
+                    }
+                }
+                // Wait until the handler was asked, then (at most a second) for the attempt to
+                // complete: it does over FoundationNetworking, which cannot hold the transfer
+                // back; AsyncHTTPClient holds it back while the handler decides, so it may not.
+                let asked = ContinuousClock.now + .seconds(hangLimit)
+                while pending.withLock({ $0 == nil }), ContinuousClock.now < asked {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let completed = ContinuousClock.now + .seconds(1)
+                while request.allMetrics.isEmpty, ContinuousClock.now < completed {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                pending.withLock { $0 }?(disposition)
+                let error = await value(within: hangLimit) { await ended.value }
+                switch disposition {
+                case .allow:
+                    #expect(error.map { $0 == nil } == true, "ended without error: \(String(describing: error))")
+                    #expect(received.withLock { $0 } == 300)
+                case .cancel:
+                    #expect(error??.isExplicitlyCancelledError == true)
+                    #expect(received.withLock { $0 } == 0)
+                }
+            }
+            await session.invalidate()
+        }
+    }
+
     @Test func cURLQuotingIsSafeForAShell() {
+        // `!` would expand from the shell's history inside double quotes (`!#` pastes the line so
+        // far, unbalancing the quotes): it is written in single quotes.
+        #expect(Request.shellQuoted("a; !#") == ##""a; "'!'"#""##)
         #expect(Request.shellQuoted(#"a "b" $HOME `id` \n"#) == #""a \"b\" \$HOME \`id\` \\n""#)
     }
 

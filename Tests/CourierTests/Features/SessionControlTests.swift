@@ -116,21 +116,27 @@ import FoundationNetworking
             let session = transport.makeSession()
             let request = session.streamRequest(server.url("/stream-bytes/200000?chunk_size=1000"))
             let total = Protected(0)
-            let handled = Task {
-                await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
-                    request.responseStream { stream in
-                        switch stream.event {
-                        case .stream(.success(let data)): total.withLock { $0 += data.count }
-                        case .complete(let completion): continuation.resume(returning: completion.error)
-                        }
-                    }
+            // Added before the loop starts the request: a consumer sees what arrives after it.
+            let (ends, end) = AsyncStream<CourierError?>.makeStream()
+            request.responseStream { stream in
+                switch stream.event {
+                case .stream(.success(let data)): total.withLock { $0 += data.count }
+                case .complete(let completion): end.yield(completion.error)
                 }
+            }
+            let handled = Task { () -> CourierError?? in
+                for await error in ends { return error }
+                return nil
             }
             // A small buffer that fills: had the loop left it holding the transfer back, the
             // handler above would never see the end.
             for try await _ in request.streamingData(automaticallyCancelling: false, bufferLimit: 1) { break }
             let ended = await value(within: hangLimit) { () -> String in
-                (await handled.value).map { "failed: \($0)" } ?? "ok"
+                switch await handled.value {
+                case .some(.none): return "ok"
+                case .some(.some(let error)): return "failed: \(error)"
+                case .none: return "no end"
+                }
             }
             #expect(ended == "ok")
             #expect(total.withLock { $0 } == 200_000)
