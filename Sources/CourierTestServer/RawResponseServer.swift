@@ -8,7 +8,7 @@ import NIOPosix
 /// `Content-Length`s, `Content-Length` beside `chunked`, raw bytes in a header).
 ///
 /// It reads a request's head (up to 64 KiB), writes ``response``, and closes the connection.
-/// Use ``withRunningServer(response:_:)``, which stops it whatever happens.
+/// Use ``withRunningServer(response:_:)-(String,_)``, which stops it whatever happens.
 public final class RawResponseServer: Sendable {
     /// Where it listens, e.g. `http://127.0.0.1:54321`.
     public let baseURL: URL

@@ -6,8 +6,8 @@ import FoundationNetworking
 
 // @unchecked Sendable: all mutable state lives in Request's `mutableState`, behind its one lock.
 /// A request whose response body is collected in memory, then validated and serialized by the
-/// handlers you add: ``responseData(queue:completionHandler:)``, ``responseDecodable(of:queue:decoder:completionHandler:)``,
-/// or their async forms such as ``serializingDecodable(_:decoder:)``.
+/// handlers you add: ``responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)``, `responseDecodable(of:)`,
+/// or their async forms such as `serializingDecodable(_:)`.
 public class DataRequest: Request, @unchecked Sendable {
     /// The largest body accepted, or `nil` for no limit.
     let maximumBodySize: Int?

@@ -15,9 +15,9 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// Consume with ``responseStream(on:stream:)`` (and its string and `Decodable` forms) or the
-/// async sequences ``streamingData(bufferLimit:)``, ``streamingStrings(bufferLimit:)`` and
-/// ``streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``. Validators run on the
+/// Consume with ``responseStream(on:bufferLimit:stream:)`` (and its string and `Decodable` forms) or the
+/// async sequences ``streamingData(automaticallyCancelling:bufferLimit:)``, ``streamingStrings(automaticallyCancelling:bufferLimit:)`` and
+/// ``streamingDecodable(_:automaticallyCancelling:decoder:bufferLimit:maximumLineLength:)``. Validators run on the
 /// response head, before the first piece reaches you. A consumer that falls behind holds the
 /// transfer back (the transport stops reading the socket) instead of letting the body pile up in
 /// memory. Once a piece has been delivered the request is not retried: you would see it twice.

@@ -670,8 +670,8 @@ public class Request: @unchecked Sendable {
     /// for each header, `-d` for the body, each value in double quotes), with credentials
     /// (`Authorization`, `Proxy-Authorization`, cookies) redacted unless `includingCredentials`.
     ///
-    /// Unlike Alamofire's, the quoting is safe to paste into a shell: `\`, `"`, `$` and `` ` ``
-    /// are escaped, and `!` (which an interactive shell expands from its history even in double
+    /// Unlike Alamofire's, the quoting is safe to paste into a shell: backslashes, double quotes,
+    /// dollar signs and backticks are escaped, and `!` (which an interactive shell expands from its history even in double
     /// quotes) is written in single quotes, so a value a server or user chose cannot run a command.
     public func cURLDescription(includingCredentials: Bool = false) -> String {
         guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }

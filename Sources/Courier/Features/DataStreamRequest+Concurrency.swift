@@ -54,8 +54,9 @@ extension DataStreamRequest {
 }
 
 /// The values of a ``DataStreamRequest``'s body as an `AsyncSequence`: made by
-/// ``DataStreamRequest/streamingData(bufferLimit:)``, ``DataStreamRequest/streamingStrings(bufferLimit:)``
-/// and ``DataStreamRequest/streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``.
+/// ``DataStreamRequest/streamingData(automaticallyCancelling:bufferLimit:)``,
+/// ``DataStreamRequest/streamingStrings(automaticallyCancelling:bufferLimit:)`` and
+/// ``DataStreamRequest/streamingDecodable(_:automaticallyCancelling:decoder:bufferLimit:maximumLineLength:)``.
 ///
 /// The body arrives once: an iterator sees what arrives after it was made. Leaving the loop early,
 /// or cancelling its task, cancels the request, unless the sequence was made with

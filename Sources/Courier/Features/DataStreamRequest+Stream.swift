@@ -38,7 +38,7 @@ extension DataStreamRequest {
 
     /// The longest line the JSON-lines consumers accept by default, 1 MiB (not counting the line
     /// break): ``responseStreamDecodable(of:on:decoder:bufferLimit:maximumLineLength:stream:)``
-    /// and ``streamingDecodable(_:decoder:bufferLimit:maximumLineLength:)``. A longer line fails
+    /// and ``streamingDecodable(_:automaticallyCancelling:decoder:bufferLimit:maximumLineLength:)``. A longer line fails
     /// with ``CourierError/Kind/streamLineTooLong``; pass a larger `maximumLineLength` for
     /// streams whose values are larger.
     public static let defaultMaximumLineLength = 1 << 20

@@ -44,7 +44,7 @@ open class RequestOperation: Operation, @unchecked Sendable {
     /// Where the override points run: ``prepare(_:completion:)``, ``validateResponseHead(_:)``
     /// and ``computeRetryInfo(for:dueTo:completion:)``.
     public let callbackQueue: DispatchQueue
-    /// The policy ``computeRetryInfo(for:dueTo:)`` applies unless overridden.
+    /// The policy ``computeRetryInfo(for:dueTo:completion:)`` applies unless overridden.
     public let retryPolicy: RetryPolicy
     /// The statuses that count as success; any other fails the attempt (and may be retried).
     public let acceptableStatusCodes: Range<Int>?
@@ -56,7 +56,7 @@ open class RequestOperation: Operation, @unchecked Sendable {
     ///   - session: Runs the request; its interceptor, monitors and triggers apply after this operation's.
     ///   - request: The request, such as a `URLRequest`.
     ///   - callbackQueue: Where the override points run.
-    ///   - retryPolicy: What ``computeRetryInfo(for:dueTo:)`` applies by default.
+    ///   - retryPolicy: What ``computeRetryInfo(for:dueTo:completion:)`` applies by default.
     ///   - acceptableStatusCodes: The statuses that count as success (`2xx` by default); `nil`
     ///     accepts any answer.
     public init(

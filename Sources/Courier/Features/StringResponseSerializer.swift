@@ -17,8 +17,12 @@ public struct StringResponseSerializer: ResponseSerializer {
 
     /// Creates a serializer.
     ///
-    /// - Parameter encoding: Forces an encoding; by default the response's `charset`, or UTF-8
-    ///   when it names none (ISO-8859-1 if the body is not valid UTF-8, as HTTP/1.1 once defaulted).
+    /// - Parameters:
+    ///   - dataPreprocessor: Prepares a non-empty body before it is read.
+    ///   - encoding: Forces an encoding; by default the response's `charset`, or UTF-8 when it
+    ///     names none (ISO-8859-1 if the body is not valid UTF-8, as HTTP/1.1 once defaulted).
+    ///   - emptyResponseCodes: Status codes whose empty body is a valid answer.
+    ///   - emptyRequestMethods: Methods whose empty body is a valid answer.
     public init(
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,

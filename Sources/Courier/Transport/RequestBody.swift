@@ -4,7 +4,7 @@ import Foundation
 ///
 /// File and stream bodies are read in chunks, never loaded whole, and each attempt opens them
 /// afresh, so a retried upload sends its body again from the start. Transports receive one with
-/// ``Transport/makeTask(for:body:eventHandler:)``; you meet it when you write a transport, or
+/// ``Transport/makeTask(for:body:eventHandler:)-(RequestHead,_,_)``; you meet it when you write a transport, or
 /// when you upload one with `Session.upload(_:to:)`.
 public struct RequestBody: Sendable {
     enum Source: Sendable {

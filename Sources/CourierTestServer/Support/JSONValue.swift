@@ -2,7 +2,7 @@
 ///
 /// The server writes JSON the way httpbin (Flask) does, sorted keys, two-space indent and
 /// `\uXXXX` escapes for non-ASCII, so `curl` output from both servers lines up. Tests use
-/// ``parse(_:)`` to compare answers field by field.
+/// ``parse(_:)-(String)`` to compare answers field by field.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -30,6 +30,12 @@ import Testing
             } else {
                 Issue.record("HTML read as JSON: \(notJSON)")
             }
+
+            let downloaded = await withCheckedContinuation { continuation in
+                session.download(server.url("/get?q=file")).responseJSON { continuation.resume(returning: $0) }
+            }
+            let file = try #require(downloaded.value as? [String: Any])
+            #expect((file["args"] as? [String: Any])?["q"] as? String == "file")
             await session.invalidate()
         }
     }
