@@ -111,11 +111,18 @@ extension Request {
     }
 }
 
-extension DataRequest {
-    /// Calls `handler` on `queue` with each attempt's response head, before the body is read;
-    /// the body waits until `handler` calls its completion: `.allow` reads it, `.cancel` cancels
-    /// the request. Call the completion exactly once, or the request never ends. A later call
-    /// replaces the handler.
+/// A request whose response heads an `onHTTPResponse` handler can see before the body is read:
+/// ``DataRequest`` (and so ``UploadRequest``) and ``DataStreamRequest``, as in Alamofire.
+public protocol HTTPResponseHandling: Request {}
+
+extension DataRequest: HTTPResponseHandling {}
+extension DataStreamRequest: HTTPResponseHandling {}
+
+extension HTTPResponseHandling {
+    /// Calls `handler` on `queue` with each attempt's response head, before the body is read or
+    /// any piece of it handed on; the transfer waits until `handler` calls its completion:
+    /// `.allow` goes on, `.cancel` cancels the request. Call the completion exactly once, or the
+    /// request never ends. A later call replaces the handler.
     @_disfavoredOverload
     @discardableResult
     public func onHTTPResponse(
@@ -129,7 +136,7 @@ extension DataRequest {
         return self
     }
 
-    /// Calls `handler` on `queue` with each attempt's response head; the body is read meanwhile.
+    /// Calls `handler` on `queue` with each attempt's response head; the transfer goes on.
     @discardableResult
     public func onHTTPResponse(
         on queue: DispatchQueue = .courierCallbacks,
@@ -142,61 +149,7 @@ extension DataRequest {
         return self
     }
 
-    /// Awaits `handler` with each attempt's response head before the body is read: `.allow`
-    /// reads it, `.cancel` cancels the request.
-    @_disfavoredOverload
-    @discardableResult
-    public func onHTTPResponse(
-        perform handler: @escaping @Sendable (HTTPURLResponse) async -> ResponseDisposition
-    ) -> Self {
-        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
-            Task { completion(await handler(response)) }
-        }
-        return self
-    }
-
-    /// Runs `handler` in a task with each attempt's response head; the body is read meanwhile.
-    @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (HTTPURLResponse) async -> Void) -> Self {
-        setHTTPResponseHandler(queue: serializationQueue) { response, completion in
-            completion(.allow)
-            Task { await handler(response) }
-        }
-        return self
-    }
-}
-
-extension DataStreamRequest {
-    /// Calls `handler` on `queue` with each attempt's response head, before any piece of the body
-    /// is handed on: `.allow` goes on, `.cancel` cancels the request. Call the completion exactly
-    /// once, or the stream never ends. A later call replaces the handler.
-    @_disfavoredOverload
-    @discardableResult
-    public func onHTTPResponse(
-        on queue: DispatchQueue = .courierCallbacks,
-        perform handler:
-            @escaping @Sendable (
-                _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void
-            ) -> Void
-    ) -> Self {
-        setHTTPResponseHandler(queue: queue, handler: handler)
-        return self
-    }
-
-    /// Calls `handler` on `queue` with each attempt's response head; the stream goes on meanwhile.
-    @discardableResult
-    public func onHTTPResponse(
-        on queue: DispatchQueue = .courierCallbacks,
-        perform handler: @escaping @Sendable (HTTPURLResponse) -> Void
-    ) -> Self {
-        setHTTPResponseHandler(queue: queue) { response, completion in
-            completion(.allow)
-            handler(response)
-        }
-        return self
-    }
-
-    /// Awaits `handler` with each attempt's response head before any piece is handed on:
+    /// Awaits `handler` with each attempt's response head before the body is read or handed on:
     /// `.allow` goes on, `.cancel` cancels the request.
     @_disfavoredOverload
     @discardableResult
@@ -209,7 +162,7 @@ extension DataStreamRequest {
         return self
     }
 
-    /// Runs `handler` in a task with each attempt's response head; the stream goes on meanwhile.
+    /// Runs `handler` in a task with each attempt's response head; the transfer goes on.
     @discardableResult
     public func onHTTPResponse(perform handler: @escaping @Sendable (HTTPURLResponse) async -> Void) -> Self {
         setHTTPResponseHandler(queue: serializationQueue) { response, completion in
