@@ -72,6 +72,17 @@ public struct CourierError: Error, Sendable {
         /// The server refused a credential Courier answered its challenge with: it answered
         /// `401` again. The description names the scheme, never the credential.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// The request itself cannot be sent as built: a `GET` with a body, which servers and
+        /// URLSession refuse or drop. ``urlRequestValidationFailureReason`` says what.
+        public static let urlRequestValidationFailed = Kind("urlRequestValidationFailed")
+    }
+
+    /// Why a request could not be sent as built.
+    public enum URLRequestValidationFailureReason: Sendable {
+        /// A `GET` request carries a body (here its bytes), as Alamofire also refuses: most
+        /// servers ignore or reject it, and URLSession on Apple platforms fails it. Send the
+        /// parameters in the query (`URLEncoding.queryString`), or use another method.
+        case bodyDataInGETRequest(Data)
     }
 
     /// Why a redirect failed the request.
@@ -131,6 +142,7 @@ public struct CourierError: Error, Sendable {
         case move(error: any Error, source: URL, destination: URL)
         case redirect(RedirectFailureReason)
         case authentication(scheme: String)
+        case urlRequest(URLRequestValidationFailureReason)
         case underlying((any Error)?)
     }
 
@@ -144,6 +156,17 @@ public struct CourierError: Error, Sendable {
     }
 
     // MARK: - Making errors
+
+    /// The request cannot be sent as built, for `reason`.
+    public static func urlRequestValidationFailed(_ reason: URLRequestValidationFailureReason) -> CourierError {
+        CourierError(.urlRequestValidationFailed, .urlRequest(reason))
+    }
+
+    /// Why the request could not be sent as built, for ``Kind/urlRequestValidationFailed``.
+    public var urlRequestValidationFailureReason: URLRequestValidationFailureReason? {
+        if case .urlRequest(let reason) = detail { return reason }
+        return nil
+    }
 
     /// `url` could not be made into a request URL.
     public static func invalidURL(_ url: String) -> CourierError {
@@ -327,7 +350,7 @@ public struct CourierError: Error, Sendable {
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)
-        case .redirect, .authentication: return nil
+        case .redirect, .authentication, .urlRequest: return nil
         case .underlying(let error): return error
         case .retry(let retryError, _): return retryError
         case .move(let error, _, _): return error
@@ -395,6 +418,10 @@ extension CourierError: LocalizedError, CustomStringConvertible {
                 + "Session.Configuration.redirectLimit or Request.redirect(limit:) if that is expected."
         case .redirect(.loop(let url)):
             return "The server redirected back to \"\(url)\", a request already made: the redirects go round."
+        case .urlRequest(.bodyDataInGETRequest(let body)):
+            // The size only: a body may hold credentials.
+            return "A GET request cannot carry a body (this one has \(body.count) bytes); send the parameters "
+                + "in the query, or use another method."
         case .authentication(let scheme):
             return "The server refused the credential sent for its \(scheme) challenge (401 again); "
                 + "check the user name and password."

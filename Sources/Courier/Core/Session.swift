@@ -499,6 +499,10 @@ public final class Session: RequestDelegate, Sendable {
         guard head.method.isValidToken else {
             throw .invalidHeader(name: "method", reason: "the method \"\(head.method)\" is not a valid token")
         }
+        // As Alamofire refuses it: servers ignore or reject such a body, and URLSession fails it.
+        if head.method == .get, let body = head.httpBody, !body.isEmpty {
+            throw .urlRequestValidationFailed(.bodyDataInGETRequest(body))
+        }
         let invalid: (header: HTTPHeader, reason: String)?
         switch headers {
         case .all: invalid = head.headers.firstInvalidity

@@ -143,4 +143,36 @@ import FoundationNetworking
             await session.invalidate()
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func aGETWithABodyIsRefusedBeforeSending(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let encoded = await session.request(
+                server.url("/anything"),
+                parameters: ["secret": "s3cret"],
+                encoding: URLEncoding.httpBody
+            ).serializingData().result
+            let error = try #require(encoded.failure)
+            #expect(error.kind == .urlRequestValidationFailed)
+            guard case .bodyDataInGETRequest(let body)? = error.urlRequestValidationFailureReason else {
+                Issue.record("expected bodyDataInGETRequest, got \(error)")
+                return
+            }
+            #expect(body == Data("secret=s3cret".utf8))
+            #expect(error.errorDescription?.contains("s3cret") == false, "the body stays out of the message")
+
+            let key = UUID().uuidString
+            let counted = server.url("/fault/flaky/\(key)?times=0")
+            let modified = await session.request(counted) { $0.httpBody = Data("x".utf8) }.serializingData().result
+            #expect(modified.failure?.kind == .urlRequestValidationFailed)
+            #expect(server.attempts(forKey: key) == 0, "nothing was sent")
+
+            // The same body on a POST goes out.
+            _ = try await session.request(counted, method: .post) { $0.httpBody = Data("x".utf8) }
+                .validate().serializingData().value
+            #expect(server.attempts(forKey: key) == 1)
+            await session.invalidate()
+        }
+    }
 }
