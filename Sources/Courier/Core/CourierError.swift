@@ -345,6 +345,13 @@ public struct CourierError: Error, Sendable {
         return nil
     }
 
+    /// For ``Kind/requestRetryFailed``, the error the request had failed with before the retrier
+    /// threw (``underlyingError`` is the retrier's); `nil` for other kinds.
+    public var originalError: (any Error)? {
+        if case .retry(_, let originalError) = detail { return originalError }
+        return nil
+    }
+
     /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw. Too
     /// many redirects reads as `URLError(.httpTooManyRedirects)` here, as URLSession reports it.
     public var underlyingError: (any Error)? {

@@ -60,6 +60,56 @@ import FoundationNetworking
         #expect(encoding.failedStringEncoding == .utf8)
         #expect(encoding.acceptableContentTypes == nil)
         #expect(CourierError.invalidURL("http://exa mple").url == "http://exa mple")
+        let retry = CourierError.requestRetryFailed(
+            retryError: URLError(.cancelled),
+            originalError: URLError(.timedOut)
+        )
+        #expect((retry.originalError as? URLError)?.code == .timedOut)
+        #expect((retry.underlyingError as? URLError)?.code == .cancelled)
+        #expect(encoding.originalError == nil)
         #expect(Set([Empty.value, Empty()]).count == 1)
+    }
+}
+
+extension AlamofireConvenienceTests {
+    @Test(arguments: TransportKind.allCases)
+    func aClosureEventMonitorSeesTheRequestsSteps(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let monitor = ClosureEventMonitor()
+            let events = Protected<[String]>([])
+            monitor.requestDidCreate = { _ in events.withLock { $0.append("create") } }
+            monitor.requestDidReceiveResponseHead = { _, head in
+                events.withLock { $0.append("head \(head.statusCode)") }
+            }
+            let (finished, finish) = AsyncStream<Void>.makeStream()
+            monitor.requestDidParseResponse = { _, response in
+                events.withLock { $0.append("parsed \((try? response.result.get()) is Data)") }
+                finish.yield()
+            }
+            monitor.requestDidFinish = { _ in
+                events.withLock { $0.append("finish") }
+                finish.yield()
+            }
+            let session = transport.makeSession(eventMonitors: [monitor])
+            _ = try await session.request(server.url("/get")).serializingData().value
+            // Both the finish and the parse.
+            let ended = await value(within: hangLimit) { () -> Bool in
+                var count = 0
+                for await _ in finished {
+                    count += 1
+                    if count == 2 { return true }
+                }
+                return false
+            }
+            #expect(ended == true)
+            // The monitor's serial queue runs them in order; parsing may come after the finish.
+            let seen = events.withLock { $0 }
+            #expect(seen.prefix(2) == ["create", "head 200"])
+            #expect(seen.contains("finish"))
+            #expect(seen.contains("parsed true"))
+            monitor.requestDidCreate = nil
+            #expect(monitor.requestDidCreate == nil)
+            await session.invalidate()
+        }
     }
 }
