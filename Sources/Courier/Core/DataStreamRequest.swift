@@ -140,6 +140,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                 if streamState.withLock({ $0.headCheckAttempt === attempt }) { cancel() }
                 return
             }
+            // A request cancelled meanwhile runs no validators and reports nothing more.
+            guard !hasFinished else { return }
             validateHead(of: attempt, task: task)
         }
     }
@@ -152,26 +154,41 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             guard streamState.withLock({ $0.headCheckAttempt === attempt }) else { return }
             let rejection = runValidators()
             eventMonitor?.request(self, didValidateWithError: rejection)
-            let (parked, held) = streamState.withLock(together: mutableState) { stream, state in
-                guard stream.headCheckAttempt === attempt else {
-                    return ([Data](), (error: URLError?, metrics: RequestMetrics)?.none)
-                }
-                stream.isValidatingHead = false
-                stream.headRejection = rejection
-                if rejection != nil { _ = state.machine.holdBack(false) }
-                defer {
+            typealias Held = (error: URLError?, metrics: RequestMetrics)
+            if let rejection {
+                let held = streamState.withLock(together: mutableState) { stream, state -> Held? in
+                    guard stream.headCheckAttempt === attempt else { return nil }
+                    stream.isValidatingHead = false
+                    stream.headRejection = rejection
+                    _ = state.machine.holdBack(false)
                     stream.parked.removeAll()
-                    stream.heldCompletion = nil
+                    defer { stream.heldCompletion = nil }
+                    return stream.heldCompletion
                 }
-                return (rejection == nil ? stream.parked : [], stream.heldCompletion)
-            }
-            if rejection != nil {
                 task.cancel()
-            } else {
-                parked.forEach { deliver($0) }
-                consumerLagDidChange()
+                if let held { completeAttempt(of: attempt, error: held.error, metrics: held.metrics) }
+                return
             }
-            if let held { completeAttempt(error: held.error, metrics: held.metrics) }
+            // Hands on the parked pieces while still parking what arrives, until none is left:
+            // a piece read meanwhile must not overtake the parked ones.
+            var held: Held?
+            while true {
+                let parked = streamState.withLock { stream -> [Data] in
+                    guard stream.headCheckAttempt === attempt else { return [] }
+                    guard !stream.parked.isEmpty else {
+                        stream.isValidatingHead = false
+                        held = stream.heldCompletion
+                        stream.heldCompletion = nil
+                        return []
+                    }
+                    defer { stream.parked.removeAll() }
+                    return stream.parked
+                }
+                guard !parked.isEmpty else { break }
+                parked.forEach { deliver($0) }
+            }
+            consumerLagDidChange()
+            if let held { completeAttempt(of: attempt, error: held.error, metrics: held.metrics) }
         }
     }
 
@@ -210,14 +227,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             stream.heldCompletion = (error, metrics)
             return true
         }
-        if !isHeld { completeAttempt(error: error, metrics: metrics) }
+        if !isHeld { completeAttempt(of: attempt, error: error, metrics: metrics) }
     }
 
-    /// Ends an attempt whose head check is over: with the head's rejection, if any, else the
-    /// transport's error.
-    private func completeAttempt(error: URLError?, metrics: RequestMetrics) {
+    /// Ends an attempt whose head check is over: with its head's rejection, if any, else the
+    /// transport's error. (A rejection of an earlier attempt's head is not this one's.)
+    private func completeAttempt(of attempt: Attempt, error: URLError?, metrics: RequestMetrics) {
         serializationQueue.async { [self] in
-            let rejection = streamState.withLock { $0.headRejection }
+            let rejection = streamState.withLock { $0.headCheckAttempt === attempt ? $0.headRejection : nil }
             let attemptError = rejection ?? error.map(CourierError.attemptFailed)
             eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
             retryOrFinish(error: attemptError)

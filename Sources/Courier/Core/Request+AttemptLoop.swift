@@ -97,6 +97,7 @@ extension Request {
             head = head.movingUserInfoToAuthorization()
             do {
                 try Session.validate(&head)
+                try session.checkBody(of: head)
             } catch {
                 didFailToCreateURLRequest(with: error)
                 return

@@ -675,7 +675,7 @@ public class Request: @unchecked Sendable {
     /// quotes) is written in single quotes, so a value a server or user chose cannot run a command.
     public func cURLDescription(includingCredentials: Bool = false) -> String {
         guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }
-        var components = ["$ curl -v", "-X \(request.httpMethod ?? "GET")"]
+        var components = ["$ curl -v", "-X \(Self.shellQuoted(request.httpMethod ?? "GET"))"]
         let headers = HTTPHeaders((request.allHTTPHeaderFields ?? [:]))
         if let cookie = headers.value(for: "Cookie") {
             components.append("-b \(Self.shellQuoted(includingCredentials ? cookie : "***"))")
@@ -691,16 +691,25 @@ public class Request: @unchecked Sendable {
         return components.joined(separator: " \\\n\t")
     }
 
-    /// `text` in double quotes, with what a shell expands there escaped.
+    /// `text` in double quotes, with what a shell expands there escaped: `\\ " $` and backquote
+    /// escaped, `!` in single quotes (history expansion), and control characters as `$'\xNN'`
+    /// (a pasted escape sequence must not reach the terminal). Read by Unicode scalar, not by
+    /// `Character`: a combining mark after a quote must not hide the quote.
     static func shellQuoted(_ text: String) -> String {
         var quoted = "\""
-        for character in text {
-            if character == "!" {
-                quoted.append(#""'!'""#)
-                continue
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "!":
+                quoted += #""'!'""#
+            case "\\", "\"", "$", "`":
+                quoted += "\\" + String(scalar)
+            case "\t", "\n":
+                quoted.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                quoted += "\"$'\\x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2) + "'\""
+            default:
+                quoted.unicodeScalars.append(scalar)
             }
-            if "\\\"$`".contains(character) { quoted.append("\\") }
-            quoted.append(character)
         }
         return quoted + "\""
     }
@@ -744,3 +753,10 @@ extension DispatchQueue {
 }
 
 private let courierLinuxCallbacks = DispatchQueue(label: "Courier.callbacks")
+
+extension String {
+    /// The string with `0`s before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}

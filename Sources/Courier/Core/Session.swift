@@ -62,6 +62,11 @@ public final class Session: RequestDelegate, Sendable {
         /// redirect fails the request with ``CourierError/Kind/redirectFailed``, since what follows
         /// would travel in the clear.
         public var allowsInsecureRedirects = false
+        /// Whether a `GET` may carry an in-memory body. Off by default, as in Alamofire: such a
+        /// request fails before sending with ``CourierError/Kind/urlRequestValidationFailed``,
+        /// since most servers ignore or reject the body. Turn it on for an API that reads one
+        /// (Elasticsearch's `_search`, say). Upload bodies are not checked.
+        public var allowsBodyInGETRequests = false
         /// Where a request that gets a `401` looks for a credential when it has none of its own
         /// (``Request/authenticate(with:)``), by the challenge's protection space (host, port,
         /// scheme, realm, method), and where a credential the server accepted is kept as its
@@ -470,7 +475,16 @@ public final class Session: RequestDelegate, Sendable {
         head.addHeaders(configuration.headers, replacing: false)
         head = head.movingUserInfoToAuthorization()
         try Self.validate(&head, headers: headersToCheck)
+        try checkBody(of: head)
         return head
+    }
+
+    /// Refuses a `GET` with an in-memory body unless the configuration allows one, as Alamofire
+    /// does: servers ignore or reject such a body, and URLSession on Apple platforms fails it.
+    func checkBody(of head: RequestHead) throws(CourierError) {
+        guard head.method == .get, !configuration.allowsBodyInGETRequests, let body = head.httpBody, !body.isEmpty
+        else { return }
+        throw .urlRequestValidationFailed(.bodyDataInGETRequest(body))
     }
 
     /// The failure of a request built without a URL.
@@ -498,10 +512,6 @@ public final class Session: RequestDelegate, Sendable {
         // line break would forge the request line.
         guard head.method.isValidToken else {
             throw .invalidHeader(name: "method", reason: "the method \"\(head.method)\" is not a valid token")
-        }
-        // As Alamofire refuses it: servers ignore or reject such a body, and URLSession fails it.
-        if head.method == .get, let body = head.httpBody, !body.isEmpty {
-            throw .urlRequestValidationFailed(.bodyDataInGETRequest(body))
         }
         let invalid: (header: HTTPHeader, reason: String)?
         switch headers {

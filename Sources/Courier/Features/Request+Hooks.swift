@@ -83,7 +83,8 @@ extension Request {
     /// Stores the `onHTTPResponse` handler, releasing the one it replaces after unlocking.
     func setHTTPResponseHandler(queue: DispatchQueue, handler: @escaping RequestHooks.HTTPResponseHandler) {
         let replaced = mutableState.withLock { state in
-            defer { state.hooks.httpResponse = (queue, handler) }
+            // A finished request sees no more heads: the handler is not kept (it may hold the request).
+            defer { if !state.machine.hasFinished { state.hooks.httpResponse = (queue, handler) } }
             return state.hooks.httpResponse
         }
         _ = replaced
@@ -112,8 +113,13 @@ extension Request {
 }
 
 /// A request whose response heads an `onHTTPResponse` handler can see before the body is read:
-/// ``DataRequest`` (and so ``UploadRequest``) and ``DataStreamRequest``, as in Alamofire.
+/// ``DataRequest`` (and so ``UploadRequest``) and ``DataStreamRequest``, as in Alamofire. Only
+/// those two consult the handler: conforming another type of request does not make it do so.
 public protocol HTTPResponseHandling: Request {}
+
+/// ``Request/ResponseDisposition`` without the `Request.` prefix, for code outside a request type
+/// (an `async` handler's return type, say).
+public typealias ResponseDisposition = Request.ResponseDisposition
 
 extension DataRequest: HTTPResponseHandling {}
 extension DataStreamRequest: HTTPResponseHandling {}

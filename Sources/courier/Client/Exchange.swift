@@ -78,6 +78,8 @@ struct Exchange {
             $0.timeoutInterval = timeout
             $0.requestDeadline = deadline
             $0.redirectLimit = redirectLimit
+            // As httpie and curl: `courier GET url a=b` sends the body it was asked to.
+            $0.allowsBodyInGETRequests = true
         }
         return Session(
             configuration: configuration,

@@ -232,7 +232,7 @@ final class CallCounter: Sendable {
             let description = request.cURLDescription()
             #expect(!description.contains("top-secret"))
             #expect(description.contains("Authorization: ***"))
-            #expect(description.contains("-X POST"))
+            #expect(description.contains(#"-X "POST""#))
             #expect(description.contains(#"-d "a=1""#))
             #expect(request.cURLDescription(includingCredentials: true).contains("Bearer top-secret"))
             await session.invalidate()

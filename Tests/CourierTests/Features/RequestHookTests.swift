@@ -37,7 +37,7 @@ import FoundationNetworking
             #expect(requests.withLock { $0.allSatisfy { $0.url?.path.hasSuffix(key) == true } })
             let made = commands.withLock { $0 }
             #expect(made.count == 1)
-            #expect(made.first?.contains("-X GET") == true)
+            #expect(made.first?.contains(#"-X "GET""#) == true)
             #expect(made.first?.contains("/fault/flaky/\(key)") == true)
 
             // Asked after the request was made: answered at once, with the latest request.
@@ -167,6 +167,12 @@ import FoundationNetworking
     }
 
     @Test func cURLQuotingIsSafeForAShell() {
+        // A combining mark after a quote, or a prepended mark before `$`, makes one Character
+        // of the two: quoting goes by Unicode scalar, so neither hides.
+        #expect(Request.shellQuoted("\"\u{301}; id") == "\"\\\"\u{301}; id\"")
+        #expect(Request.shellQuoted("\u{600}$(id)") == "\"\u{600}\\$(id)\"")
+        // Control characters cannot reach the terminal raw.
+        #expect(Request.shellQuoted("a\u{1B}[201~b") == "\"a\"$'\\x1B'\"[201~b\"")
         // `!` would expand from the shell's history inside double quotes (`!#` pastes the line so
         // far, unbalancing the quotes): it is written in single quotes.
         #expect(Request.shellQuoted("a; !#") == ##""a; "'!'"#""##)

@@ -168,6 +168,24 @@ import FoundationNetworking
             #expect(modified.failure?.kind == .urlRequestValidationFailed)
             #expect(server.attempts(forKey: key) == 0, "nothing was sent")
 
+            // Allowed by the configuration, it goes out.
+            let allowing = transport.makeSession { $0.allowsBodyInGETRequests = true }
+            let echoed = await allowing.request(server.url("/anything")) { $0.httpBody = Data("x=1".utf8) }
+                .validate().serializingString().result
+            switch (transport, echoed) {
+            case (.asyncHTTPClient, .success(let text)):
+                #expect(text.contains("x=1"))
+            case (.urlSession, .failure(let error)) where TransportKind.urlSessionIsFoundationNetworking:
+                // FoundationNetworking's libcurl refuses a GET body ("resource exceeds maximum
+                // size"): the request got past Courier's check and reached the transport.
+                #expect(error.kind == .transportFailed)
+            case (.urlSession, .success(let text)):
+                #expect(text.contains("x=1"))
+            default:
+                Issue.record("unexpected: \(echoed)")
+            }
+            await allowing.invalidate()
+
             // The same body on a POST goes out.
             _ = try await session.request(counted, method: .post) { $0.httpBody = Data("x".utf8) }
                 .validate().serializingData().value

@@ -10,6 +10,15 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     var testDescription: String { rawValue }
 
+    /// Whether URLSession here is FoundationNetworking (Linux), with its libcurl limits.
+    static var urlSessionIsFoundationNetworking: Bool {
+        #if canImport(FoundationNetworking)
+        return true
+        #else
+        return false
+        #endif
+    }
+
     /// A new transport of this kind, owned by the test.
     func makeTransport() -> any Transport {
         switch self {
