@@ -128,9 +128,9 @@ import FoundationNetworking
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             for disposition in [Request.ResponseDisposition.allow, .cancel] {
-                let pending = Protected<(@Sendable (Request.ResponseDisposition) -> Void)?>(nil)
+                let (asked, ask) = AsyncStream<@Sendable (Request.ResponseDisposition) -> Void>.makeStream()
                 let request = session.streamRequest(server.url("/bytes/300"))
-                    .onHTTPResponse { _, completion in pending.withLock { $0 = completion } }
+                    .onHTTPResponse { _, completion in ask.yield(completion) }
                 let received = Protected(0)
                 let ended = Task {
                     await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
@@ -143,15 +143,19 @@ import FoundationNetworking
                 // Wait until the handler was asked, then (at most a second) for the attempt to
                 // complete: it does over FoundationNetworking, which cannot hold the transfer
                 // back; AsyncHTTPClient holds it back while the handler decides, so it may not.
-                let asked = ContinuousClock.now + .seconds(hangLimit)
-                while pending.withLock({ $0 == nil }), ContinuousClock.now < asked {
-                    try await Task.sleep(for: .milliseconds(5))
+                // The completion is held inside the request, so its metrics are the only sign
+                // of it: polled, with a bound.
+                let answer = await value(within: hangLimit) {
+                    () -> (@Sendable (Request.ResponseDisposition) -> Void)? in
+                    for await completion in asked { return completion }
+                    return nil
                 }
                 let completed = ContinuousClock.now + .seconds(1)
                 while request.allMetrics.isEmpty, ContinuousClock.now < completed {
                     try await Task.sleep(for: .milliseconds(5))
                 }
-                pending.withLock { $0 }?(disposition)
+                let respond = try #require(answer ?? nil, "the handler was asked")
+                respond(disposition)
                 let error = await value(within: hangLimit) { await ended.value }
                 switch disposition {
                 case .allow:
