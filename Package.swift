@@ -29,7 +29,9 @@ let package = Package(
         // MD5 and the SHA-2 hashes Digest authentication and the test server need, in the standard
         // library alone; no product, so it stays an implementation detail of this package.
         .target(name: "CourierHashes"),
-        .target(name: "Courier", dependencies: ["CourierHashes"]),
+        // zlib (a system library on every platform Courier runs on) compresses request bodies for
+        // `DeflateRequestCompressor`; the test server inflates them and compresses its responses.
+        .target(name: "Courier", dependencies: ["CourierHashes", "CCourierZlib"]),
         .target(
             name: "CourierNIO",
             dependencies: [

@@ -31,25 +31,24 @@ extension Request {
         prepareAttempt(initialRequest: initialRequest)
     }
 
-    /// Builds the head of the first attempt (unless `initialRequest` was built before), adapts it
-    /// for this attempt, then sends it. The first build also counts the request in the retry
-    /// budget and arms the deadline.
+    /// Builds the head of this attempt from the caller's parameters, adapts it, then sends it.
+    /// Every attempt builds afresh, as in Alamofire (`asURLRequest()`, the request modifier, then
+    /// the adapters), so a retry sees what changed since: a rotated key, a new timestamp. The
+    /// first build also counts the request in the retry budget and arms the deadline.
     private func prepareAttempt(initialRequest: RequestHead?) {
         guard let session = weakSession else {
             finish(error: .sessionInvalidated(nil))
             return
         }
         let initial: RequestHead
-        if let built = initialRequest {
-            initial = built
-        } else {
-            do {
-                initial = try session.makeInitialHead(from: convertible)
-            } catch {
-                didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
-                return
-            }
-            didCreateInitialRequest(initial)
+        do {
+            initial = try session.makeInitialHead(from: convertible)
+        } catch {
+            didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
+            return
+        }
+        didCreateInitialRequest(initial)
+        if initialRequest == nil {
             session.configuration.retryBudget?.recordRequest()
             if let deadline = session.configuration.requestDeadline {
                 armDeadline(after: deadline, clock: session.clock)
@@ -66,10 +65,9 @@ extension Request {
                 do {
                     adapted = try await adapter.adapt(initial.urlRequest, using: state)
                 } catch {
-                    didFailToAdaptURLRequest(
-                        initial,
-                        withError: (error as? CourierError) ?? .requestAdaptationFailed(error)
-                    )
+                    // Always wrapped, even a CourierError, as Alamofire does: the kind says the
+                    // adapter failed, `underlyingError` says why.
+                    didFailToAdaptURLRequest(initial, withError: .requestAdaptationFailed(error))
                     return
                 }
                 didAdaptInitialRequest(initial, to: adapted)

@@ -202,7 +202,8 @@ public class Request: @unchecked Sendable {
     public var isFinished: Bool { state == .finished }
 
     /// Every URLRequest built for this request, in order: one per attempt, as adapted by the
-    /// interceptors. Each is built when read (see ``RequestHead``); ``requestHead`` reads the
+    /// interceptors (or, for an attempt whose adapter threw, as it was before adaptation, as in
+    /// Alamofire). Each is built when read (see ``RequestHead``); ``requestHead`` reads the
     /// latest without building one.
     public var requests: [URLRequest] { mutableState.withLock { $0.requests }.map(\.urlRequest) }
     /// The first URLRequest built, or `nil` if building failed.
@@ -352,9 +353,10 @@ public class Request: @unchecked Sendable {
         if isOver { work.cancel() }
     }
 
-    /// Records the request built from the caller's parameters.
+    /// Records the request built from the caller's parameters for the next attempt.
     func didCreateInitialRequest(_ head: RequestHead) {
         mutableState.withLock { $0.initialRequest = head }
+        eventMonitor?.request(self, didCreateInitialURLRequest: head.urlRequest)
     }
 
     /// The interceptors turned `initial` into `adapted` for the next attempt.
@@ -365,6 +367,10 @@ public class Request: @unchecked Sendable {
 
     /// An adapter threw; the retriers decide whether to try again (a token refresh may fix it).
     func didFailToAdaptURLRequest(_ initial: RequestHead, withError error: CourierError) {
+        // The unadapted request is the last one made, as in Alamofire: `response.request` shows it.
+        mutableState.withLock { state in
+            if !state.machine.hasFinished { state.requests.append(initial) }
+        }
         eventMonitor?.request(self, didFailToAdaptURLRequest: initial.urlRequest, withError: error)
         retryOrFinish(error: error)
     }

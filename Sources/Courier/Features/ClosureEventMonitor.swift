@@ -23,6 +23,7 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidSuspend: (@Sendable (Request) -> Void)?
         var requestDidCancel: (@Sendable (Request) -> Void)?
         var requestDidFinish: (@Sendable (Request) -> Void)?
+        var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, CourierError) -> Void)?
         var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)?
@@ -87,6 +88,12 @@ public final class ClosureEventMonitor: EventMonitor {
     public var requestDidFinish: (@Sendable (Request) -> Void)? {
         get { handler(\.requestDidFinish) }
         set { setHandler(\.requestDidFinish, newValue) }
+    }
+
+    /// An attempt's request was built from the caller's parameters, before adaptation.
+    public var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)? {
+        get { handler(\.requestDidCreateInitialURLRequest) }
+        set { setHandler(\.requestDidCreateInitialURLRequest, newValue) }
     }
 
     /// An attempt's request was built.
@@ -176,6 +183,10 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure set for this event, if any.
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         handler(\.requestDidCreateURLRequest)?(request, urlRequest)
+    }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        handler(\.requestDidCreateInitialURLRequest)?(request, urlRequest)
     }
     /// Calls the closure set for this event, if any.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {

@@ -30,6 +30,9 @@ public protocol EventMonitor: Sendable {
     func requestDidCancel(_ request: Request)
     /// The request finished (also after a cancellation); its handlers are about to run.
     func requestDidFinish(_ request: Request)
+    /// The caller's parameters were built into a URLRequest for the next attempt, before any
+    /// adapter ran: once per attempt, as in Alamofire.
+    func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
     /// The URLRequest for an attempt was built.
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
     /// Building the URLRequest failed; the request will finish with `error`.
@@ -75,6 +78,8 @@ extension EventMonitor {
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {}
     public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {}
+    /// Does nothing.
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
     public func request(
         _ request: Request,
         didFailToAdaptURLRequest initial: URLRequest,
@@ -129,6 +134,10 @@ public struct CompositeEventMonitor: EventMonitor {
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {
         each { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        each { $0.request(request, didCreateInitialURLRequest: urlRequest) }
+    }
+    /// Calls every monitor.
     public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {
         each { $0.request(request, didAdaptInitialRequest: initial, to: adapted) }
     }

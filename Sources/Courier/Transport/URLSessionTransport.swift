@@ -97,6 +97,19 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
+    /// Sends a body without a `Content-Type` unlabelled, as AsyncHTTPClient does. libcurl, under
+    /// FoundationNetworking, labels such a body `application/x-www-form-urlencoded`, so a server
+    /// reads raw bytes as a form (and finds no body); a header whose value is blank is curl's
+    /// way to send none.
+    static func keepUnlabelled(_ request: inout URLRequest, hasBody: Bool) {
+        #if canImport(FoundationNetworking)
+        guard hasBody || request.httpBody != nil, request.value(forHTTPHeaderField: "Content-Type") == nil else {
+            return
+        }
+        request.setValue(" ", forHTTPHeaderField: "Content-Type")
+        #endif
+    }
+
     /// Whether suspending a request pauses its transfer on the network (backpressure), as on Apple
     /// platforms. FoundationNetworking cannot: a suspended task starts its request over when
     /// resumed (a second response, the body again from its first byte). There, a started transfer
@@ -139,6 +152,7 @@ public final class URLSessionTransport: Transport {
     ) -> any TransportTask {
         let idleTimeout = request.timeoutInterval
         var request = Self.withWorkingTimeout(request)
+        Self.keepUnlabelled(&request, hasBody: body != nil)
         let dataTask: URLSessionDataTask
         switch body?.source {
         case nil:

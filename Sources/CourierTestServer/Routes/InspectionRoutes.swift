@@ -23,6 +23,7 @@ enum InspectionRoutes {
             },
             Route("/anything", methods: Routes.anyMethod, anything),
             Route("/anything/*path", methods: Routes.anyMethod, anything),
+            Route("/inflate", methods: Routes.anyMethod) { request, _ in inflated(request, bodyFields + [.method]) },
             Route("/headers") { request, _ in .respond(.json(RequestEcho.describe(request, [.headers]))) },
             Route("/ip") { request, _ in .respond(.json(.object(["origin": .string(RequestEcho.origin(of: request))])))
             },
@@ -34,5 +35,26 @@ enum InspectionRoutes {
                 .respond(.json(.object(["uuid": .string(UUID().uuidString.lowercased())])))
             },
         ]
+    }
+
+    /// Bodies `/inflate` accepts inflate to this much at most: enough for any test, too little
+    /// for a decompression bomb to hurt.
+    static let inflatedBodyLimit = 16 << 20
+
+    /// `/inflate`: the request echoed as `/anything` does, its body inflated first (zlib, gzip or
+    /// raw deflate, whatever `Content-Encoding` says), with `compressedLength` added; a `400` if
+    /// the body is no compressed stream. Not in httpbin: it checks request compression.
+    private static func inflated(_ request: ServerRequest, _ fields: [RequestEcho.Field]) -> RouteOutcome {
+        switch Compression.inflate(request.body, limit: inflatedBodyLimit) {
+        case .failure(let failure):
+            let reason = failure == .tooLarge ? "inflates to more than \(inflatedBodyLimit) bytes" : "not compressed"
+            return .respond(.json(.object(["error": .string("body \(reason)")]), status: .badRequest))
+        case .success(let body):
+            var plain = request
+            plain.body = body
+            guard case .object(var object) = RequestEcho.describe(plain, fields) else { return .close }
+            object["compressedLength"] = .int(request.body.count)
+            return .respond(.json(.object(object)))
+        }
     }
 }

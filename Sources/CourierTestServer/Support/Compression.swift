@@ -81,3 +81,50 @@ extension Compression {
         }
     }
 }
+
+extension Compression {
+    /// Why a body could not be inflated.
+    enum InflateFailure: Error, Equatable {
+        /// The bytes are not a complete zlib, gzip or raw deflate stream.
+        case malformed
+        /// The body inflates to more than the limit (a decompression bomb, or just too large).
+        case tooLarge
+    }
+
+    /// `input` inflated, as the container it turns out to be: zlib or gzip (told apart by their
+    /// headers), else raw deflate, which some clients send for `Content-Encoding: deflate`.
+    /// Stops at `limit` bytes of output, so a small body cannot make the server allocate gigabytes.
+    static func inflate(_ input: [UInt8], limit: Int) -> Result<[UInt8], InflateFailure> {
+        let detected = inflate(input, windowBits: 15 + 32, limit: limit)
+        if case .failure(.malformed) = detected { return inflate(input, windowBits: -15, limit: limit) }
+        return detected
+    }
+
+    private static func inflate(_ input: [UInt8], windowBits: Int32, limit: Int) -> Result<[UInt8], InflateFailure> {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return .failure(.malformed)
+        }
+        defer { inflateEnd(&stream) }
+        var input = input
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var result = Z_OK
+        input.withUnsafeMutableBufferPointer { inputBuffer in
+            stream.next_in = inputBuffer.baseAddress
+            stream.avail_in = uInt(inputBuffer.count)
+            repeat {
+                chunk.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    result = CCourierZlib.inflate(&stream, Z_NO_FLUSH)
+                    output.append(contentsOf: out.prefix(out.count - Int(stream.avail_out)))
+                }
+            } while result == Z_OK && output.count <= limit
+        }
+        if output.count > limit { return .failure(.tooLarge) }
+        // Anything but a finished stream that used all the input (trailing garbage included) is malformed.
+        guard result == Z_STREAM_END, stream.avail_in == 0 else { return .failure(.malformed) }
+        return .success(output)
+    }
+}

@@ -163,7 +163,9 @@ private struct Attempts: Decodable, Sendable {
             let error = await request.serializingData().result.failure
             #expect(error?.kind == .requestAdaptationFailed)
             #expect(error?.underlyingError as? AdapterFailure == AdapterFailure())
-            #expect(request.requests.isEmpty)
+            // The request as built is recorded, as in Alamofire; nothing was handed to the transport.
+            #expect(request.requests.map(\.url) == [server.url("/get")])
+            #expect(request.performedRequests.isEmpty)
             await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
                 try await server.waitForRequests(1, timeout: .milliseconds(100))
             }
