@@ -53,9 +53,17 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Shares the request's lock: holding the transfer back changes both at once.
     private let streamState: Protected<StreamState>
 
+    /// Whether a piece that a ``DataStreamSerializer`` (or the JSON-lines decoder) fails on
+    /// cancels the request, as Alamofire's flag of this name does: the handler gets the
+    /// `.failure` event, then the completion, which carries that failure (Alamofire's carries
+    /// `explicitlyCancelled`; the cause is more use). `false` (the default) lets the stream go on.
+    /// Set it when the request is made: `streamRequest(url, automaticallyCancelOnStreamError: true)`.
+    public let automaticallyCancelOnStreamError: Bool
+
     init(
         id: UUID = UUID(),
         convertible: any URLRequestConvertible,
+        automaticallyCancelOnStreamError: Bool = false,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
@@ -63,6 +71,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     ) {
         let lock = Lock.make()
         streamState = Protected(StreamState(), lock: lock)
+        self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
         super.init(
             id: id,
             convertible: convertible,
@@ -250,10 +259,16 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     private func deliverCompletion() {
-        let (request, head, metrics, error) = mutableState.withLock {
-            ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
+        let (request, head, metrics, error, wasCancelled) = mutableState.withLock {
+            ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error, $0.machine.state == .cancelled)
         }
-        let completion = Completion(request: request?.urlRequest, head: head, metrics: metrics, error: error)
+        let completion = Completion(
+            request: request?.urlRequest,
+            head: head,
+            metrics: metrics,
+            error: error,
+            wasCancelled: wasCancelled
+        )
         let consumers = streamState.withLock { state -> [any Consumer] in
             state.completion = completion
             defer { state.consumers.removeAll() }
@@ -277,5 +292,8 @@ extension DataStreamRequest {
         public let metrics: RequestMetrics?
         /// Why the stream failed; `nil` when the body arrived whole.
         public let error: CourierError?
+        /// Whether the request was cancelled (by the caller, or by a handler that threw): then
+        /// no piece queued for a handler is delivered, only this completion.
+        let wasCancelled: Bool
     }
 }

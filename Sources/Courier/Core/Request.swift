@@ -65,6 +65,9 @@ public class Request: @unchecked Sendable {
         }
 
         var machine = StateMachine()
+        /// This request's own answer to "start with the first response handler?"; `nil` defers
+        /// to the session's `startRequestsImmediately`.
+        var shouldAutomaticallyResume: Bool?
         var initialRequest: RequestHead?
         var requests: [RequestHead] = []
         var performedRequests: [RequestHead] = []
@@ -160,8 +163,9 @@ public class Request: @unchecked Sendable {
     public var delegate: (any RequestDelegate)? { weakSession }
     /// The session, for as long as it exists: a suspended request lets go of its strong hold.
     weak let weakSession: Session?
-    /// Builds the URLRequest, once, before the first attempt.
-    let convertible: any URLRequestConvertible
+    /// What builds this request's URLRequest, afresh for every attempt: the caller's own
+    /// `URLRequestConvertible`, or Courier's for a URL with a method, headers and parameters.
+    public let convertible: any URLRequestConvertible
 
     let mutableState: Protected<MutableState>
 
@@ -311,6 +315,13 @@ public class Request: @unchecked Sendable {
     /// Does nothing once it has finished.
     @discardableResult
     public func cancel() -> Self {
+        cancel(dueTo: .explicitlyCancelled)
+        return self
+    }
+
+    /// Cancels the request as ``cancel()`` does, with `error` as its outcome: what a stream
+    /// handler threw, say, so the completion says why the request stopped.
+    func cancel(dueTo error: CourierError) {
         // Cancelling and finishing happen under one lock, so no completion or validation can
         // finish the request in between with another outcome.
         // One binding, consumed by `complete`: a second (`guard let x` over an optional) would keep
@@ -318,11 +329,10 @@ public class Request: @unchecked Sendable {
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
                 guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
-                return Self.takeFinishHandlers(&state, error: .explicitlyCancelled)
+                return Self.takeFinishHandlers(&state, error: error)
             })
-        else { return self }
+        else { return }
         complete(consume outcome, stopsWork: true, isCancellation: true)
-        return self
     }
 
     // MARK: - Attempts (steps of the attempt loop, Request+AttemptLoop.swift)
@@ -657,17 +667,29 @@ public class Request: @unchecked Sendable {
         validationRunner: ValidationRunner? = nil,
         _ handler: @escaping @Sendable () -> Void
     ) {
-        let (runNow, shouldResume) = mutableState.withLock { state -> (Bool, Bool) in
-            if state.machine.hasFinished { return (true, false) }
+        let (runNow, shouldResume, ownChoice) = mutableState.withLock { state -> (Bool, Bool, Bool?) in
+            if state.machine.hasFinished { return (true, false, nil) }
             state.finishHandlers.append(handler)
             // Only when a validator needs it: most requests validate with Courier's own checks.
             if let validationRunner, state.validators.contains(where: { !$0.runsInline }) {
                 state.validationRunners.append(validationRunner)
             }
-            return (false, state.machine.state == .initialized)
+            return (false, state.machine.state == .initialized, state.shouldAutomaticallyResume)
         }
         if runNow { handler() }
-        if resumingRequest, shouldResume, weakSession?.configuration.startRequestsImmediately ?? false { resume() }
+        guard resumingRequest, shouldResume else { return }
+        if ownChoice ?? weakSession?.configuration.startRequestsImmediately ?? false { resume() }
+    }
+
+    /// Whether this request starts when its first response handler is added: `true` or `false`
+    /// as given when it was made (Alamofire 5.11's `shouldAutomaticallyResume:`), or `nil` to
+    /// follow the session's ``Session/Configuration-swift.struct/startRequestsImmediately``.
+    public var shouldAutomaticallyResume: Bool? { mutableState.withLock { $0.shouldAutomaticallyResume } }
+
+    /// Records a factory's `shouldAutomaticallyResume:` argument; nothing to record for `nil`.
+    func resumingAutomatically(_ choice: Bool?) -> Self {
+        if let choice { mutableState.withLock { $0.shouldAutomaticallyResume = choice } }
+        return self
     }
 
     // MARK: - Describing

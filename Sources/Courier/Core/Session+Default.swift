@@ -15,6 +15,7 @@ public func request<Parameters: Encodable & Sendable>(
     encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
     headers: HTTPHeaders? = nil,
     interceptor: (any RequestInterceptor)? = nil,
+    shouldAutomaticallyResume: Bool? = nil,
     requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
 ) -> DataRequest {
     Session.default.request(
@@ -25,7 +26,7 @@ public func request<Parameters: Encodable & Sendable>(
         headers: headers,
         interceptor: interceptor,
         requestModifier: requestModifier
-    )
+    ).resumingAutomatically(shouldAutomaticallyResume)
 }
 
 /// A request on ``Session/default`` with a ``Parameters`` dictionary encoded by `encoding`.
@@ -37,6 +38,7 @@ public func request(
     encoding: any ParameterEncoding = URLEncoding.default,
     headers: HTTPHeaders? = nil,
     interceptor: (any RequestInterceptor)? = nil,
+    shouldAutomaticallyResume: Bool? = nil,
     requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
 ) -> DataRequest {
     Session.default.request(
@@ -47,7 +49,7 @@ public func request(
         headers: headers,
         interceptor: interceptor,
         requestModifier: requestModifier
-    )
+    ).resumingAutomatically(shouldAutomaticallyResume)
 }
 
 /// A request on ``Session/default`` without parameters.
@@ -56,6 +58,7 @@ public func request(
     method: HTTPMethod = .get,
     headers: HTTPHeaders? = nil,
     interceptor: (any RequestInterceptor)? = nil,
+    shouldAutomaticallyResume: Bool? = nil,
     requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
 ) -> DataRequest {
     Session.default.request(
@@ -64,13 +67,14 @@ public func request(
         headers: headers,
         interceptor: interceptor,
         requestModifier: requestModifier
-    )
+    ).resumingAutomatically(shouldAutomaticallyResume)
 }
 
 /// A request on ``Session/default`` built by `convertible`.
 public func request(
     _ convertible: any URLRequestConvertible,
-    interceptor: (any RequestInterceptor)? = nil
+    interceptor: (any RequestInterceptor)? = nil,
+    shouldAutomaticallyResume: Bool? = nil
 ) -> DataRequest {
-    Session.default.request(convertible, interceptor: interceptor)
+    Session.default.request(convertible, interceptor: interceptor).resumingAutomatically(shouldAutomaticallyResume)
 }

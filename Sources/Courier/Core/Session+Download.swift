@@ -15,6 +15,8 @@ extension Session {
     ///   - method: The method; `GET` by default.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest.
     ///   - destination: Where the file goes; `nil` leaves it at ``DownloadRequest/temporaryURL``.
     public func download(
@@ -22,12 +24,85 @@ extension Session {
         method: HTTPMethod = .get,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         download(
             convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor,
+            to: destination
+        ).resumingAutomatically(shouldAutomaticallyResume)
+    }
+
+    /// Downloads `url` with `parameters` encoded by `encoder` (into the query with the default
+    /// encoder and `GET`), as Alamofire's.
+    ///
+    /// - Parameters:
+    ///   - url: What to download.
+    ///   - method: The method; `GET` by default.
+    ///   - parameters: An `Encodable` value, such as `["q": "swift"]` or a struct.
+    ///   - encoder: Where and how the parameters go.
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
+    ///   - requestModifier: A last chance to change the URLRequest.
+    ///   - destination: Where the file goes; `nil` leaves it at ``DownloadRequest/temporaryURL``.
+    public func download<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        download(
+            convertible(url, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoder.encode(parameters, into: $0)
+            },
+            interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
+            to: destination
+        )
+    }
+
+    /// Downloads `url` with a ``Parameters`` dictionary encoded by `encoding`, as Alamofire's
+    /// (chosen, as for `request`, for a `Parameters` value, a mixed literal, `nil`, or when
+    /// `encoding:` is given).
+    ///
+    /// - Parameters:
+    ///   - url: What to download.
+    ///   - method: The method; `GET` by default.
+    ///   - parameters: The parameters, or `nil`.
+    ///   - encoding: How the parameters go in; ``URLEncoding/default`` (the query, for `GET`).
+    ///   - headers: Headers for this request; they win over the session's.
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
+    ///   - requestModifier: A last chance to change the URLRequest.
+    ///   - destination: Where the file goes; `nil` leaves it at ``DownloadRequest/temporaryURL``.
+    @_disfavoredOverload
+    public func download(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        download(
+            convertible(url, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoding.encode($0, with: parameters)
+            },
+            interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             to: destination
         )
     }
@@ -36,6 +111,7 @@ extension Session {
     public func download(
         _ convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         register(
@@ -48,7 +124,7 @@ extension Session {
                 interceptor: interceptor,
                 session: self
             )
-        )
+        ).resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// Continues an interrupted download from its ``DownloadRequest/resumeData``, asking the
@@ -60,6 +136,7 @@ extension Session {
     public func download(
         resumingWith resumeData: Data,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let decoded: DownloadResumeData
@@ -70,17 +147,18 @@ extension Session {
             failed.finish(error: (error as? CourierError) ?? .invalidResumeData(error))
             return failed
         }
-        return register(
-            DownloadRequest(
-                convertible: decoded.urlRequest,
-                destination: destination,
-                resumingFrom: decoded,
-                serializationQueue: serializationQueue,
-                eventMonitor: requestEventMonitor,
-                interceptor: interceptor,
-                session: self
-            )
-        )
+        return
+            register(
+                DownloadRequest(
+                    convertible: decoded.urlRequest,
+                    destination: destination,
+                    resumingFrom: decoded,
+                    serializationQueue: serializationQueue,
+                    eventMonitor: requestEventMonitor,
+                    interceptor: interceptor,
+                    session: self
+                )
+            ).resumingAutomatically(shouldAutomaticallyResume)
     }
 }
 

@@ -15,6 +15,8 @@ extension Session {
     ///   - method: The method; `POST` by default.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest.
     public func upload(
         _ data: Data,
@@ -22,6 +24,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         upload(
@@ -31,7 +34,7 @@ extension Session {
             headers: headers,
             interceptor: interceptor,
             requestModifier: requestModifier
-        )
+        ).resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// Uploads the file at `fileURL` to `url`, read in chunks as it is sent (with a `Content-Length`).
@@ -44,12 +47,15 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         upload(
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor
-        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }
+        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }.resumingAutomatically(
+            shouldAutomaticallyResume
+        )
     }
 
     /// Uploads what `stream` yields to `url`, chunked (its length is unknown). A stream can be
@@ -61,6 +67,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         upload(
@@ -70,7 +77,7 @@ extension Session {
             headers: headers,
             interceptor: interceptor,
             requestModifier: requestModifier
-        )
+        ).resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// Uploads `body` (memory, a file, or streams made per attempt) to `url`.
@@ -80,22 +87,26 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         upload(
             body,
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor
-        )
+        ).resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// Uploads `body` with the URLRequest `convertible` builds (its own `httpBody` is ignored).
     public func upload(
         _ body: RequestBody,
         with convertible: any URLRequestConvertible,
-        interceptor: (any RequestInterceptor)? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
-        upload(with: convertible, interceptor: interceptor) { UploadRequest.Uploadable(body: body, temporaryFile: nil) }
+        upload(with: convertible, interceptor: interceptor) {
+            UploadRequest.Uploadable(body: body, temporaryFile: nil)
+        }.resumingAutomatically(shouldAutomaticallyResume)
     }
 
     // MARK: - Making upload requests
@@ -104,7 +115,8 @@ extension Session {
         _ url: any URLConvertible,
         method: HTTPMethod,
         headers: HTTPHeaders?,
-        requestModifier: (@Sendable (inout URLRequest) throws -> Void)?
+        requestModifier: (@Sendable (inout URLRequest) throws -> Void)?,
+        encode: (@Sendable (URLRequest) throws -> URLRequest)? = nil
     ) -> RequestConvertible {
         RequestConvertible(
             url: url,
@@ -112,7 +124,7 @@ extension Session {
             headers: headers,
             timeout: configuration.timeoutInterval,
             requestModifier: requestModifier,
-            encode: nil
+            encode: encode
         )
     }
 
@@ -157,6 +169,8 @@ extension Session {
     ///   - method: The method; `POST` by default.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest.
     public func upload(
         multipartFormData: MultipartFormData,
@@ -165,17 +179,19 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         var headers = headers ?? HTTPHeaders()
         if headers["Content-Type"] == nil { headers.add(name: "Content-Type", value: multipartFormData.contentType) }
-        return upload(
-            with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
-            interceptor: interceptor,
-            makesUploadableSlowly: true
-        ) {
-            try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
-        }
+        return
+            upload(
+                with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
+                interceptor: interceptor,
+                makesUploadableSlowly: true
+            ) {
+                try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
+            }.resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// Uploads the form `build` fills in, as the overload taking a ``MultipartFormData`` does.
@@ -186,18 +202,67 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        let form = MultipartFormData()
+        build(form)
+        return
+            upload(
+                multipartFormData: form,
+                to: url,
+                usingThreshold: encodingMemoryThreshold,
+                method: method,
+                headers: headers,
+                interceptor: interceptor,
+                requestModifier: requestModifier
+            ).resumingAutomatically(shouldAutomaticallyResume)
+    }
+
+    /// Uploads `multipartFormData` with the URLRequest `request` builds (its method, URL and
+    /// headers; its own `httpBody` is ignored), as Alamofire's `upload(multipartFormData:with:)`.
+    /// The form's `Content-Type` is added unless `request` sets one.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData: The form.
+    ///   - request: Builds the request, for every attempt.
+    ///   - encodingMemoryThreshold: The size from which the form goes through a file (10 MB by default).
+    ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
+    public func upload(
+        multipartFormData: MultipartFormData,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        upload(
+            with: LabelledConvertible(base: request, contentType: multipartFormData.contentType),
+            interceptor: interceptor,
+            makesUploadableSlowly: true
+        ) {
+            try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
+        }.resumingAutomatically(shouldAutomaticallyResume)
+    }
+
+    /// Uploads the form `build` fills in with the URLRequest `request` builds, as the overload
+    /// taking a ``MultipartFormData`` does.
+    public func upload(
+        multipartFormData build: (MultipartFormData) -> Void,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         let form = MultipartFormData()
         build(form)
         return upload(
             multipartFormData: form,
-            to: url,
+            with: request,
             usingThreshold: encodingMemoryThreshold,
-            method: method,
-            headers: headers,
             interceptor: interceptor,
-            requestModifier: requestModifier
+            shouldAutomaticallyResume: shouldAutomaticallyResume
         )
     }
 
@@ -223,5 +288,20 @@ extension Session {
             try? FileManager.default.removeItem(at: file)
             throw error
         }
+    }
+}
+
+/// A caller's convertible whose request gets a `Content-Type` when it has none: a multipart
+/// upload's boundary must reach the server with its body.
+private struct LabelledConvertible: URLRequestConvertible {
+    let base: any URLRequestConvertible
+    let contentType: String
+
+    func asURLRequest() throws -> URLRequest {
+        var request = try base.asURLRequest()
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        return request
     }
 }

@@ -223,6 +223,8 @@ public final class Session: RequestDelegate, Sendable {
     ///   - encoder: Where and how the parameters go.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
+    ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest (timeout, cache policy…).
     public func request<Parameters: Encodable & Sendable>(
         _ url: any URLConvertible,
@@ -231,9 +233,11 @@ public final class Session: RequestDelegate, Sendable {
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
         request(url, method, headers, interceptor, requestModifier) { try encoder.encode(parameters, into: $0) }
+            .resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// A request for `url` with a ``Parameters`` dictionary encoded by `encoding` (into the
@@ -256,9 +260,11 @@ public final class Session: RequestDelegate, Sendable {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
         request(url, method, headers, interceptor, requestModifier) { try encoding.encode($0, with: parameters) }
+            .resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// A request for `url` without parameters.
@@ -267,9 +273,12 @@ public final class Session: RequestDelegate, Sendable {
         method: HTTPMethod = .get,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        request(url, method, headers, interceptor, requestModifier, encode: nil)
+        request(url, method, headers, interceptor, requestModifier, encode: nil).resumingAutomatically(
+            shouldAutomaticallyResume
+        )
     }
 
     /// The request the URL forms above make: their parts, and how parameters go in, if any.
@@ -296,7 +305,8 @@ public final class Session: RequestDelegate, Sendable {
     /// adapted and retried by `interceptor` before the session's interceptor.
     public func request(
         _ convertible: any URLRequestConvertible,
-        interceptor: (any RequestInterceptor)? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
     ) -> DataRequest {
         register(
             DataRequest(
@@ -307,7 +317,7 @@ public final class Session: RequestDelegate, Sendable {
                 interceptor: interceptor,
                 session: self
             )
-        )
+        ).resumingAutomatically(shouldAutomaticallyResume)
     }
 
     /// The monitor requests report to, or `nil` when the session has none (saving the calls).

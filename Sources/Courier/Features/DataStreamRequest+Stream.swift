@@ -20,6 +20,22 @@ extension DataStreamRequest {
         public func cancel() {
             request.cancel()
         }
+
+        /// A handle that cancels the request without keeping it alive, for code that outlives
+        /// the handler call (a timer, another task).
+        public var token: CancellationToken { CancellationToken(request: request) }
+    }
+
+    /// Cancels a stream's request from outside its handler, as Alamofire's token does; does
+    /// nothing once the request has finished or is gone.
+    public struct CancellationToken: Sendable {
+        weak var request: DataStreamRequest?
+
+        /// Cancels the request, if it still exists; its completion carries
+        /// ``CourierError/explicitlyCancelled``.
+        public func cancel() {
+            request?.cancel()
+        }
     }
 
     /// An event of a stream.
@@ -30,7 +46,11 @@ extension DataStreamRequest {
         case complete(Completion)
     }
 
-    /// Receives the events of a stream on the queue it was added with; throwing cancels the request.
+    /// Receives the events of a stream on the queue it was added with. Throwing cancels the
+    /// request and ends this handler's stream: no piece follows, and the completion carries what
+    /// was thrown (a ``CourierError`` as it is, anything else as
+    /// ``CourierError/SerializationFailureReason/customSerializationFailed(error:)``), as in
+    /// Alamofire. What the `.complete` event's call throws is ignored.
     public typealias Handler<Success: Sendable, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
 
     /// The largest amount of data a consumer may have waiting before the transfer is held back, by default.
@@ -148,13 +168,13 @@ extension DataStreamRequest {
                         var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: decoder) }
                         if let failure = lines.takePendingFailure() {
                             // The good lines before a line too long first, then the failure.
-                            self?.cancel()
+                            self?.cancel(dueTo: failure)
                             values.append(.failure(failure))
                         }
                         return values
                     } catch {
                         // Nothing more can be split: report it, then stop the transfer.
-                        self?.cancel()
+                        self?.cancel(dueTo: error)
                         return [.failure(error)]
                     }
                 },
@@ -195,7 +215,9 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     private let transform: (Data) -> [Result<Success, Failure>]
     private let finalTransform: () -> [Result<Success, Failure>]
     private let handler: DataStreamRequest.Handler<Success, Failure>
-    private let state = Protected((pendingBytes: 0, isLagging: false, isComplete: false))
+    private let state = Protected(
+        (pendingBytes: 0, isLagging: false, isComplete: false, stopError: CourierError?.none)
+    )
 
     init(
         request: DataStreamRequest,
@@ -229,7 +251,7 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
         queue.async { [self] in
             let stillRunning = !state.withLock { $0.isComplete }
             if stillRunning {
-                for value in transform(data) { call(.stream(value)) }
+                for value in transform(data) where !deliver(value) { break }
             }
             let caughtUp = state.withLock { state -> Bool in
                 state.pendingBytes -= data.count
@@ -244,22 +266,64 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     func complete(_ completion: DataStreamRequest.Completion) {
         // After a cancel no piece may follow, even one queued already; after a success or a
         // failure the queued pieces still come, then the end.
-        if completion.error?.isExplicitlyCancelledError == true { state.withLock { $0.isComplete = true } }
+        if completion.wasCancelled { state.withLock { $0.isComplete = true } }
         queue.async { [self] in
-            state.withLock { $0.isComplete = true }
-            if completion.error == nil {
-                for value in finalTransform() { call(.stream(value)) }
+            let wasStopped = state.withLock { state -> Bool in
+                defer { state.isComplete = true }
+                return state.isComplete
             }
-            call(.complete(completion))
+            if completion.error == nil, !wasStopped {
+                for value in finalTransform() where !deliver(value) { break }
+            }
+            // A handler that stopped its stream after the transfer had ended: the request
+            // finished well, but this stream did not, and its completion says why.
+            var completion = completion
+            if let stopError = state.withLock({ $0.stopError }), completion.error == nil {
+                completion = DataStreamRequest.Completion(
+                    request: completion.request,
+                    head: completion.head,
+                    metrics: completion.metrics,
+                    error: stopError,
+                    wasCancelled: completion.wasCancelled
+                )
+            }
+            _ = call(.complete(completion))
         }
     }
 
-    private func call(_ event: DataStreamRequest.Event<Success, Failure>) {
+    /// Hands `value` to the handler; `false` once this stream has stopped: the handler threw,
+    /// or `value` is a failure and the request cancels on those.
+    private func deliver(_ value: Result<Success, Failure>) -> Bool {
+        guard call(.stream(value)) else { return false }
+        if case .failure(let error) = value, request.automaticallyCancelOnStreamError {
+            stop(dueTo: error)
+            return false
+        }
+        return true
+    }
+
+    /// Calls the handler with `event`; `false` if it threw, which ends its stream (only the
+    /// completion follows) and cancels the request with what was thrown.
+    private func call(_ event: DataStreamRequest.Event<Success, Failure>) -> Bool {
         do {
             try handler(DataStreamRequest.Stream(event: event, request: request))
+            return true
         } catch {
-            request.cancel()
+            if case .complete = event { return true }
+            stop(dueTo: error)
+            return false
         }
+    }
+
+    /// Ends this handler's stream (no piece follows but the completion) and cancels the request
+    /// with `error` as its outcome.
+    private func stop(dueTo error: any Error) {
+        let error = (error as? CourierError) ?? .responseSerializationFailed(.customSerializationFailed(error: error))
+        state.withLock { state in
+            state.isComplete = true
+            state.stopError = error
+        }
+        request.cancel(dueTo: error)
     }
 }
 

@@ -39,7 +39,8 @@ import FoundationNetworking
         try await TestServer.withRunningServer { server in
             let initialRequests = TestLock<[URLRequest]>([])
             let monitor = ClosureEventMonitor()
-            monitor.requestDidCreateInitialURLRequest = { _, request in initialRequests.withLock { $0.append(request) } }
+            monitor.requestDidCreateInitialURLRequest = { _, request in initialRequests.withLock { $0.append(request) }
+            }
             let session = transport.makeSession(eventMonitors: [monitor])
             let key = UUID().uuidString
             let convertible = CountingConvertible(url: server.url("/fault/flaky/\(key)?times=1&status=503"))
