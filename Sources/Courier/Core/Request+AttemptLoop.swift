@@ -13,7 +13,7 @@ extension Request {
     /// Starts the attempt the state machine is waiting for (the first, on resume; the next, once
     /// a retry is decided), unless none is due: called twice, or too late, it does nothing.
     func startAttempt() {
-        let (isDue, initialRequest) = attemptToStart
+        let (isDue, initialRequest, ownInterceptor) = attemptToStart
         guard isDue else { return }
         if let upload = self as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
             // Encoding a large multipart form writes a file: not on the caller's thread.
@@ -24,18 +24,18 @@ extension Request {
                     didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
                     return
                 }
-                prepareAttempt(initialRequest: initialRequest)
+                prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
             }
             return
         }
-        prepareAttempt(initialRequest: initialRequest)
+        prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
     }
 
     /// Builds the head of this attempt from the caller's parameters, adapts it, then sends it.
     /// Every attempt builds afresh, as in Alamofire (`asURLRequest()`, the request modifier, then
     /// the adapters), so a retry sees what changed since: a rotated key, a new timestamp. The
     /// first build also counts the request in the retry budget and arms the deadline.
-    private func prepareAttempt(initialRequest: RequestHead?) {
+    private func prepareAttempt(initialRequest: RequestHead?, ownInterceptor: (any RequestInterceptor)?) {
         guard let session = weakSession else {
             finish(error: .sessionInvalidated(nil))
             return
@@ -54,7 +54,7 @@ extension Request {
                 armDeadline(after: deadline, clock: session.clock)
             }
         }
-        guard let adapter = session.interceptor(for: self), Session.adapts(adapter) else {
+        guard let adapter = session.interceptor(combining: ownInterceptor), Session.adapts(adapter) else {
             perform(initial, isAdapted: false, session: session)
             return
         }

@@ -65,6 +65,8 @@ public class Request: @unchecked Sendable {
         }
 
         var machine = StateMachine()
+        /// Interceptors added after the request was made (Alamofire 5.11's per-request modifiers).
+        var addedInterceptors: [any RequestInterceptor] = []
         /// This request's own answer to "start with the first response handler?"; `nil` defers
         /// to the session's `startRequestsImmediately`.
         var shouldAutomaticallyResume: Bool?
@@ -157,8 +159,14 @@ public class Request: @unchecked Sendable {
     private let serializationTarget: DispatchQueue
     /// The monitor told of every step of the request, if the session has any.
     public let eventMonitor: (any EventMonitor)?
-    /// This request's own interceptor, which runs before the session's; `nil` if none was given.
-    public let interceptor: (any RequestInterceptor)?
+    /// This request's own interceptor, which runs before the session's: the one given when it was
+    /// made, then those added with ``interceptor(_:)``, ``adapt(using:)`` and ``retry(using:)``,
+    /// composed; `nil` if there are none.
+    public var interceptor: (any RequestInterceptor)? {
+        Self.compose(creationInterceptor, mutableState.withLock { $0.addedInterceptors })
+    }
+    /// The interceptor given when the request was made.
+    private let creationInterceptor: (any RequestInterceptor)?
     /// The session that made the request; `nil` once the session is gone.
     public var delegate: (any RequestDelegate)? { weakSession }
     /// The session, for as long as it exists: a suspended request lets go of its strong hold.
@@ -182,7 +190,7 @@ public class Request: @unchecked Sendable {
         self.convertible = convertible
         self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
-        self.interceptor = interceptor
+        self.creationInterceptor = interceptor
         self.weakSession = session
         // Made with its session in one expression: a local variable set and then handed over was
         // copied and destroyed on the way (about 2,000 instructions). A subclass whose own state
@@ -345,12 +353,47 @@ public class Request: @unchecked Sendable {
     var hasFinished: Bool { mutableState.withLock { $0.machine.hasFinished } }
 
     /// Whether an attempt is due to start (the request was resumed or a retry decided, and no
-    /// task exists for it yet), and the URLRequest built for the first attempt, if it has been:
-    /// one look at the state for both.
-    var attemptToStart: (isDue: Bool, initialRequest: RequestHead?) {
+    /// task exists for it yet), the URLRequest built for the previous attempt, if any, and the
+    /// request's own interceptor: one look at the state for all three.
+    var attemptToStart: (isDue: Bool, initialRequest: RequestHead?, interceptor: (any RequestInterceptor)?) {
         mutableState.withLock {
-            (!$0.machine.hasFinished && $0.machine.attemptPhase == .starting, $0.initialRequest)
+            (
+                !$0.machine.hasFinished && $0.machine.attemptPhase == .starting, $0.initialRequest,
+                Self.compose(creationInterceptor, $0.addedInterceptors)
+            )
         }
+    }
+
+    /// The interceptor given at creation followed by those added since, in order.
+    static func compose(
+        _ own: (any RequestInterceptor)?,
+        _ added: [any RequestInterceptor]
+    ) -> (any RequestInterceptor)? {
+        guard !added.isEmpty else { return own }
+        guard let own else { return added.count == 1 ? added[0] : Interceptor(interceptors: added) }
+        return Interceptor(interceptors: [own] + added)
+    }
+
+    /// Adds `interceptor` to this request's own, after those it has: it adapts the attempts
+    /// made from now on and joins the retry decisions, as Alamofire 5.11's modifier. Call it
+    /// before the request starts for it to adapt the first attempt.
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutableState.withLock { $0.addedInterceptors.append(interceptor) }
+        return self
+    }
+
+    /// Adds `adapter` to this request's own interceptors, as ``interceptor(_:)`` does.
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        interceptor(Interceptor(adapters: [adapter]))
+    }
+
+    /// Adds `retrier` to this request's own interceptors, as ``interceptor(_:)`` does: it is
+    /// asked after the ones added before it.
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        interceptor(Interceptor(retriers: [retrier]))
     }
 
     /// Holds `work` (an adaptation or a retry decision) so that cancelling the request cancels it.

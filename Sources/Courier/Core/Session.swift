@@ -544,7 +544,12 @@ public final class Session: RequestDelegate, Sendable {
 
     /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
     func interceptor(for request: Request) -> (any RequestInterceptor)? {
-        switch (request.interceptor, interceptor) {
+        interceptor(combining: request.interceptor)
+    }
+
+    /// A request's own interceptor (`own`), then the session's, composed.
+    func interceptor(combining own: (any RequestInterceptor)?) -> (any RequestInterceptor)? {
+        switch (own, interceptor) {
         case (let own?, let shared?): return Interceptor(interceptors: [own, shared])
         case (let own?, nil): return own
         case (nil, let shared?): return shared
