@@ -20,7 +20,7 @@ import FoundationNetworking
 /// truncated download never appears there.
 ///
 /// Interrupted downloads resume: ``cancel(producingResumeData:)`` (or a dropped connection)
-/// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:interceptor:to:)``,
+/// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``,
 /// and a retry after a dropped connection continues where it stopped, when the server supports
 /// ranges. Either way the request carries `Range` and `If-Range`; a server whose file changed
 /// answers `200` and the download starts over, and a `416` starts over too.
@@ -128,7 +128,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// Where the downloaded file is, once the download has succeeded and been moved.
     public var fileURL: URL? { transfer.withLock { $0.fileURL } }
 
-    /// Data to continue this download with ``Session/download(resumingWith:interceptor:to:)``:
+    /// Data to continue this download with ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``:
     /// made when the request is cancelled with ``cancel(producingResumeData:)`` or fails on the
     /// network with part of the body on disk. Available to response handlers (in
     /// ``DownloadResponse/resumeData``), and here once they run.

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// where the partial file is, and how to tell whether the server's file is still the same.
 ///
 /// ``DownloadRequest/resumeData`` holds one encoded as JSON; pass those bytes to
-/// ``Session/download(resumingWith:interceptor:to:)``, in this process or another. The format
+/// ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``, in this process or another. The format
 /// is Courier's own, the same on every transport and platform (unlike URLSession's), and
 /// versioned: a newer Courier reads older versions, and data of a version it does not know
 /// fails with ``CourierError/Kind/invalidResumeData``.
@@ -117,7 +117,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         self = decoded
     }
 
-    /// The JSON bytes to store or pass to ``Session/download(resumingWith:interceptor:to:)``.
+    /// The JSON bytes to store or pass to ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``.
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

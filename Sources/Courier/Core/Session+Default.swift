@@ -7,7 +7,7 @@ import FoundationNetworking
 // `Courier.request(...)`: requests on `Session.default`, as Alamofire 4's `Alamofire.request(...)`
 // read. Module-level functions are what make the module-qualified spelling work.
 
-/// A request on ``Session/default``; see ``Session/request(_:method:parameters:encoder:headers:interceptor:requestModifier:)``.
+/// A request on ``Session/default``; see ``Session/request(_:method:parameters:encoder:headers:interceptor:shouldAutomaticallyResume:requestModifier:)``.
 public func request<Parameters: Encodable & Sendable>(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,

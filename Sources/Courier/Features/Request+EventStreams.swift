@@ -63,7 +63,7 @@ extension Request {
 extension HTTPResponseHandling {
     /// Each attempt's response head as an async sequence that ends when the request does:
     /// `for await response in request.httpResponses() { … }`. The transfer does not wait for the
-    /// loop. Installs an ``onHTTPResponse(on:perform:)`` handler (replacing any set before).
+    /// loop. Installs a plain `onHTTPResponse(on:perform:)` handler (replacing any set before).
     public func httpResponses(
         bufferingPolicy: AsyncStream<HTTPURLResponse>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<HTTPURLResponse> {

@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// Both methods have defaults that change nothing: the URLRequest is sent as it is, and nothing
 /// is retried. Give a session one with `Session(interceptor:)`, or a single request one with the
-/// `interceptor:` parameter of ``Session/request(_:method:headers:interceptor:requestModifier:)``;
+/// `interceptor:` parameter of ``Session/request(_:method:headers:interceptor:shouldAutomaticallyResume:requestModifier:)``;
 /// a request's own interceptor runs before the session's.
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
