@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Dependencies point inward: `Courier` is Foundation-only so an app can use it without SwiftNIO;
+// Dependencies point inward: `Courier` needs only Foundation (and the system's zlib) so an app can
+// use it without SwiftNIO;
 // `CourierNIO` adds the AsyncHTTPClient transport; the test server and the CLI sit on top.
 let package = Package(
     name: "Courier",

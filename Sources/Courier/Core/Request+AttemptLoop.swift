@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The request's own attempt loop: build the head (once), adapt it, send it. What comes back goes
+// The request's own attempt loop: build the head (for every attempt), adapt it, send it. What comes back goes
 // through ``Request/Attempt`` to the request's transport events, then validation, the retry
 // decision and its delay (`Request.swift`), and back here for the next attempt. The session only
 // lends what it owns: its headers and checks (`makeInitialHead`), its interceptor, its transport,
@@ -28,6 +28,12 @@ extension Request {
             }
             return
         }
+        guard initialRequest == nil else {
+            // A retry runs the caller's code again (`asURLRequest()`, encoders, the modifier): not
+            // on the queue or task that decided the retry, which may be Courier's own.
+            Task { [self] in prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor) }
+            return
+        }
         prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
     }
 
@@ -40,14 +46,17 @@ extension Request {
             finish(error: .sessionInvalidated(nil))
             return
         }
-        let initial: RequestHead
+        var initial: RequestHead
         do {
             initial = try session.makeInitialHead(from: convertible)
         } catch {
             didFailToCreateURLRequest(with: (error as? CourierError) ?? .parameterEncodingFailed(error))
             return
         }
-        didCreateInitialRequest(initial)
+        // An upload's body is its uploadable; one left in the caller's URLRequest is not sent, so
+        // no adapter (a compressor, a signer) or cURL description may take it for the body.
+        if self is UploadRequest { initial.removeBody() }
+        guard didCreateInitialRequest(initial) else { return }
         if initialRequest == nil {
             session.configuration.retryBudget?.recordRequest()
             if let deadline = session.configuration.requestDeadline {
@@ -87,7 +96,7 @@ extension Request {
     /// Sends one attempt with `head` over the session's transport, unless the request ended while
     /// it was being adapted. An adapted head is checked again (an adapter may have changed its URL
     /// or headers), and so is a download's (it may add `If-Range` with the server's own
-    /// validator); any other was checked when it was built, once for all its attempts.
+    /// validator); any other was checked when it was built for this attempt.
     private func perform(_ head: RequestHead, isAdapted: Bool, session: Session) {
         guard !hasFinished else { return }
         var head = finalizing(head)

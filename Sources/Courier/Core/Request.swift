@@ -345,8 +345,7 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Attempts (steps of the attempt loop, Request+AttemptLoop.swift)
 
-    /// The URLRequest the caller's parameters built, before adaptation; built once, adapted for
-    /// every attempt.
+    /// The URLRequest the caller's parameters built for the latest attempt, before adaptation.
     var initialRequest: RequestHead? { mutableState.withLock { $0.initialRequest } }
 
     /// Whether the request has finished (or been cancelled), so no further attempt may start.
@@ -406,10 +405,17 @@ public class Request: @unchecked Sendable {
         if isOver { work.cancel() }
     }
 
-    /// Records the request built from the caller's parameters for the next attempt.
-    func didCreateInitialRequest(_ head: RequestHead) {
-        mutableState.withLock { $0.initialRequest = head }
+    /// Records the request built from the caller's parameters for the next attempt; `false`,
+    /// recording nothing, if the request ended meanwhile (a cancel racing a retry's start).
+    func didCreateInitialRequest(_ head: RequestHead) -> Bool {
+        let isOver = mutableState.withLock { state -> Bool in
+            if state.machine.hasFinished { return true }
+            state.initialRequest = head
+            return false
+        }
+        if isOver { return false }
         eventMonitor?.request(self, didCreateInitialURLRequest: head.urlRequest)
+        return true
     }
 
     /// The interceptors turned `initial` into `adapted` for the next attempt.
@@ -420,9 +426,17 @@ public class Request: @unchecked Sendable {
 
     /// An adapter threw; the retriers decide whether to try again (a token refresh may fix it).
     func didFailToAdaptURLRequest(_ initial: RequestHead, withError error: CourierError) {
-        // The unadapted request is the last one made, as in Alamofire: `response.request` shows it.
-        mutableState.withLock { state in
-            if !state.machine.hasFinished { state.requests.append(initial) }
+        // The unadapted request is the last one made, as in Alamofire: `response.request` shows it,
+        // and a cURL handler still waiting describes it (the request may end here).
+        let cURL = mutableState.withLock { state -> (queue: DispatchQueue, handler: @Sendable (String) -> Void)? in
+            guard !state.machine.hasFinished else { return nil }
+            state.requests.append(initial)
+            defer { state.hooks.cURL = nil }
+            return state.hooks.cURL
+        }
+        if let (queue, handler) = cURL {
+            let description = cURLDescription()
+            queue.async { handler(description) }
         }
         eventMonitor?.request(self, didFailToAdaptURLRequest: initial.urlRequest, withError: error)
         retryOrFinish(error: error)
@@ -698,6 +712,8 @@ public class Request: @unchecked Sendable {
         state.validationRunners = []
         state.headValidator = nil
         state.hooks = RequestHooks()
+        // They may hold the request: let go of them with the rest.
+        state.addedInterceptors = []
         return finishing
     }
 

@@ -463,8 +463,8 @@ public final class Session: RequestDelegate, Sendable {
 
     // MARK: - Attempts
 
-    /// The head of the first attempt: the caller's URL, method and headers (or their
-    /// `URLRequest`) with the session's headers where the caller set none, checked once: user
+    /// The head of an attempt: the caller's URL, method and headers (or their `URLRequest`) with
+    /// the session's headers where the caller set none, checked: user
     /// info leaves the URL for `Authorization` (adapters and monitors never see it there), then
     /// the URL, the method and the headers are validated. An adapted request is checked again
     /// before it is sent (see `Request.perform(_:isAdapted:session:)`).

@@ -86,7 +86,7 @@ extension DataStreamRequest {
 
     /// Calls `stream` on `queue` with the value `serializer` makes of each piece of the body as it
     /// arrives, then with the end. A piece the serializer fails on is a `.failure` event, and the
-    /// stream goes on. Pieces are as the transport delivered them (see ``DataStreamSerializer``).
+    /// stream goes on (unless ``DataStreamRequest/automaticallyCancelOnStreamError``). Pieces are as the transport delivered them (see ``DataStreamSerializer``).
     ///
     /// While more than `bufferLimit` bytes wait for `stream`, the transfer is held back.
     @discardableResult
@@ -143,7 +143,8 @@ extension DataStreamRequest {
 
     /// Calls `stream` with each line of the body decoded as `type`: JSON lines (one JSON value per
     /// line, as `application/x-ndjson` and `application/jsonl` streams send). A line that does not
-    /// decode is a `.failure` event and the stream goes on.
+    /// decode is a `.failure` event and the stream goes on (unless
+    /// ``DataStreamRequest/automaticallyCancelOnStreamError``).
     ///
     /// A line longer than `maximumLineLength` bytes (a server sending no line break, say) is a
     /// `.failure` event with ``CourierError/Kind/streamLineTooLong``, and the request is then
@@ -163,18 +164,17 @@ extension DataStreamRequest {
                 request: self,
                 queue: queue,
                 bufferLimit: bufferLimit,
-                transform: { [weak self] data in
+                transform: { data in
                     do throws(CourierError) {
                         var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: decoder) }
                         if let failure = lines.takePendingFailure() {
-                            // The good lines before a line too long first, then the failure.
-                            self?.cancel(dueTo: failure)
+                            // The good lines before a line too long first, then the failure, which
+                            // stops the stream and the transfer once delivered (see `deliver`).
                             values.append(.failure(failure))
                         }
                         return values
                     } catch {
-                        // Nothing more can be split: report it, then stop the transfer.
-                        self?.cancel(dueTo: error)
+                        // Nothing more can be split: report it, then stop (see `deliver`).
                         return [.failure(error)]
                     }
                 },
@@ -215,8 +215,11 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     private let transform: (Data) -> [Result<Success, Failure>]
     private let finalTransform: () -> [Result<Success, Failure>]
     private let handler: DataStreamRequest.Handler<Success, Failure>
+    /// `isComplete`: no piece is taken from the transport any more. `isStopped`: no value at
+    /// all reaches the handler any more, but the completion (the request was cancelled, or this
+    /// stream stopped itself with `stopError`).
     private let state = Protected(
-        (pendingBytes: 0, isLagging: false, isComplete: false, stopError: CourierError?.none)
+        (pendingBytes: 0, isLagging: false, isComplete: false, isStopped: false, stopError: CourierError?.none)
     )
 
     init(
@@ -266,11 +269,16 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     func complete(_ completion: DataStreamRequest.Completion) {
         // After a cancel no piece may follow, even one queued already; after a success or a
         // failure the queued pieces still come, then the end.
-        if completion.wasCancelled { state.withLock { $0.isComplete = true } }
+        if completion.wasCancelled {
+            state.withLock { state in
+                state.isComplete = true
+                state.isStopped = true
+            }
+        }
         queue.async { [self] in
             let wasStopped = state.withLock { state -> Bool in
-                defer { state.isComplete = true }
-                return state.isComplete
+                state.isComplete = true
+                return state.isStopped
             }
             if completion.error == nil, !wasStopped {
                 for value in finalTransform() where !deliver(value) { break }
@@ -291,13 +299,18 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
         }
     }
 
-    /// Hands `value` to the handler; `false` once this stream has stopped: the handler threw,
-    /// or `value` is a failure and the request cancels on those.
+    /// Hands `value` to the handler; `false` once this stream has stopped: it was cancelled
+    /// (even while this piece's values were being handed on), the handler threw, or `value` is a
+    /// failure that ends the stream (a line too long, or any with
+    /// ``DataStreamRequest/automaticallyCancelOnStreamError``).
     private func deliver(_ value: Result<Success, Failure>) -> Bool {
-        guard call(.stream(value)) else { return false }
-        if case .failure(let error) = value, request.automaticallyCancelOnStreamError {
-            stop(dueTo: error)
-            return false
+        guard !state.withLock({ $0.isStopped }), call(.stream(value)) else { return false }
+        if case .failure(let error) = value {
+            let isFatal = (error as? CourierError)?.kind == .streamLineTooLong
+            if isFatal || request.automaticallyCancelOnStreamError {
+                stop(dueTo: error)
+                return false
+            }
         }
         return true
     }
@@ -321,6 +334,7 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
         let error = (error as? CourierError) ?? .responseSerializationFailed(.customSerializationFailed(error: error))
         state.withLock { state in
             state.isComplete = true
+            state.isStopped = true
             state.stopError = error
         }
         request.cancel(dueTo: error)

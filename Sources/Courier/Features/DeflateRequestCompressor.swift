@@ -1,4 +1,4 @@
-import CCourierZlib
+internal import CCourierZlib
 import Foundation
 
 #if canImport(FoundationNetworking)

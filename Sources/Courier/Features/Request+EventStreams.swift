@@ -30,17 +30,19 @@ extension Request {
     }
 
     /// The response body's progress as an async sequence, as Alamofire names it; the same as
-    /// ``downloadProgressUpdates(bufferingPolicy:)`` with Alamofire's default buffering.
+    /// ``downloadProgressUpdates(bufferingPolicy:)``. It keeps the newest 100 updates by default
+    /// where Alamofire keeps all: a loop that stops reading during a long transfer must not
+    /// make memory grow.
     public func downloadProgress(
-        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .unbounded
+        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .bufferingNewest(100)
     ) -> AsyncStream<Progress> {
         downloadProgressUpdates(bufferingPolicy: bufferingPolicy)
     }
 
     /// The request body's progress as an async sequence, as Alamofire names it; the same as
-    /// ``uploadProgressUpdates(bufferingPolicy:)`` with Alamofire's default buffering.
+    /// ``uploadProgressUpdates(bufferingPolicy:)``, keeping the newest 100 updates by default.
     public func uploadProgress(
-        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .unbounded
+        bufferingPolicy: AsyncStream<Progress>.Continuation.BufferingPolicy = .bufferingNewest(100)
     ) -> AsyncStream<Progress> {
         uploadProgressUpdates(bufferingPolicy: bufferingPolicy)
     }

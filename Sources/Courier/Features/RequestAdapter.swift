@@ -6,11 +6,12 @@ import FoundationNetworking
 
 /// Changes each attempt's URLRequest before it is sent: adds a token, signs it, rewrites the host.
 ///
-/// A session runs its adapters on the request's original URLRequest before every attempt,
-/// retries included, so an adapter always starts from what the caller built and may, for example,
-/// add a token refreshed since the last attempt. Throwing makes the attempt fail with
-/// ``CourierError/Kind/requestAdaptationFailed`` (a ``CourierError`` thrown is kept as it is): the
-/// retriers may then try again, as after a token refresh; if none does, the request fails with it.
+/// Before every attempt, retries included, a request builds its URLRequest afresh from what the
+/// caller gave and runs the adapters on it, so an adapter always starts from what the caller
+/// built and may, for example, add a token refreshed since the last attempt. Throwing makes the
+/// attempt fail with ``CourierError/Kind/requestAdaptationFailed`` wrapping what was thrown (a
+/// ``CourierError`` too, as in Alamofire): the retriers may then try again, as after a token
+/// refresh; if none does, the request fails with it.
 ///
 /// Implement ``adapt(_:for:)``; implement ``adapt(_:using:)`` instead when you need to know which
 /// request or which attempt is being adapted.

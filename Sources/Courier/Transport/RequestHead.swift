@@ -96,6 +96,12 @@ public struct RequestHead: Sendable {
     }
 
     /// Sets header `name` to `value`, or removes it when `value` is `nil`.
+    mutating func removeBody() {
+        guard source?.httpBody != nil || source?.httpBodyStream != nil else { return }
+        source?.httpBody = nil
+        source?.httpBodyStream = nil
+    }
+
     mutating func setHeader(_ value: String?, for name: String) {
         headers[name] = value
         source?.setValue(value, forHTTPHeaderField: name)

@@ -42,7 +42,8 @@ enum InspectionRoutes {
     static let inflatedBodyLimit = 16 << 20
 
     /// `/inflate`: the request echoed as `/anything` does, its body inflated first (zlib, gzip or
-    /// raw deflate, whatever `Content-Encoding` says), with `compressedLength` added; a `400` if
+    /// raw deflate, told apart by their headers, whatever `Content-Encoding` says), with
+    /// `compressedLength` added; a `400` if
     /// the body is no compressed stream. Not in httpbin: it checks request compression.
     private static func inflated(_ request: ServerRequest, _ fields: [RequestEcho.Field]) -> RouteOutcome {
         switch Compression.inflate(request.body, limit: inflatedBodyLimit) {

@@ -76,6 +76,15 @@ import FoundationNetworking
                 .validate().serializingDecodable(PlainEcho.self).value
             #expect(upload.data == "plain")
             #expect(upload.headers["Content-Encoding"] == nil)
+
+            // Nor is a body left in the URLRequest an upload is made with: it is not what is sent.
+            var leftover = URLRequest(url: server.url("/anything"))
+            leftover.method = .post
+            leftover.httpBody = Data("ignored".utf8)
+            let sent = try await session.upload(.data(Data("sent".utf8)), with: leftover)
+                .validate().serializingDecodable(PlainEcho.self).value
+            #expect(sent.data == "sent")
+            #expect(sent.headers["Content-Encoding"] == nil)
             await session.invalidate()
         }
     }

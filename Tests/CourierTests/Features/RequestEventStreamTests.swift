@@ -60,6 +60,21 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aFailedAdaptationStillDescribesTheRequest(transport: TransportKind) async throws {
+        struct Refused: Error {}
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/get"), interceptor: Adapter { _, _ in throw Refused() })
+            let commands = request.cURLDescriptions()
+            _ = await request.serializingData().result
+            let described = try #require(await collect(commands))
+            #expect(described.count == 1, "Alamofire's cURL handler runs for the unadapted request")
+            #expect(described.first?.contains("/get") == true)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func streamRequestsStreamTheirResponsesToo(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
