@@ -61,14 +61,14 @@ public class DataRequest: Request, @unchecked Sendable {
         guard let checks else { return }
         // The body waits for the handler's answer, as Alamofire's does: a handler that cancels on
         // the head (a length or type it does not want) spares the transfer.
-        if checks.responseHook != nil { holdTransferBack(true) }
+        if checks.responseHook != nil { holdTransferBack(true, for: .responseHook) }
         askHTTPResponseHandler(checks.responseHook, about: head) { [self] allowed in
             // Cancelling finishes the request at once; its held completion, if any, is dropped.
             guard allowed else {
                 cancel()
                 return
             }
-            if checks.responseHook != nil { holdTransferBack(false) }
+            if checks.responseHook != nil { holdTransferBack(false, for: .responseHook) }
             guard let (queue, validate) = checks.validator else {
                 return didCheckHead(of: attempt, task: task, rejection: nil)
             }

@@ -108,7 +108,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// consumer's own lock inside it; a consumer calls the request only after releasing that.
     func consumerLagDidChange() {
         streamState.withLock(together: mutableState) { stream, state in
-            _ = state.machine.holdBack(stream.isValidatingHead || stream.consumers.contains { $0.isLagging })
+            _ = state.machine.holdBack(
+                stream.isValidatingHead || stream.consumers.contains { $0.isLagging },
+                for: .consumer
+            )
         }
         applyStateToTask()
     }
@@ -130,17 +133,17 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         }
         guard isCurrent else { return }
         eventMonitor?.request(self, didReceive: head)
-        streamState.withLock(together: mutableState) { stream, state in
+        let responseHook = streamState.withLock(together: mutableState) { stream, state in
             stream.isValidatingHead = true
             stream.headCheckAttempt = attempt
             stream.heldCompletion = nil
             stream.headRejection = nil
             stream.parked.removeAll()
-            _ = state.machine.holdBack(true)
+            _ = state.machine.holdBack(true, for: .consumer)
+            return state.hooks.httpResponse
         }
         // Validators are user code: off the transport's thread, with the transfer held meanwhile.
         applyStateToTask()
-        let responseHook = mutableState.withLock { $0.hooks.httpResponse }
         askHTTPResponseHandler(responseHook, about: head) { [self] allowed in
             guard allowed else {
                 // Cancelling finishes the request and its consumers; nothing parked is handed
@@ -169,7 +172,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                     guard stream.headCheckAttempt === attempt else { return nil }
                     stream.isValidatingHead = false
                     stream.headRejection = rejection
-                    _ = state.machine.holdBack(false)
+                    _ = state.machine.holdBack(false, for: .consumer)
                     stream.parked.removeAll()
                     defer { stream.heldCompletion = nil }
                     return stream.heldCompletion

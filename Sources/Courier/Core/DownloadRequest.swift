@@ -277,7 +277,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                     return (newBatch, false)
                 }
                 transfer.isHoldingBack = true
-                _ = state.machine.holdBack(true)
+                _ = state.machine.holdBack(true, for: .consumer)
                 return (newBatch, true)
             } ?? (nil, false)
         if holdBack { applyStateToTask() }
@@ -309,7 +309,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             transfer.pendingBytes -= written
             guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
             transfer.isHoldingBack = false
-            _ = state.machine.holdBack(false)
+            _ = state.machine.holdBack(false, for: .consumer)
             return true
         }
         if release { applyStateToTask() }
@@ -396,6 +396,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         guard let head = responseHead, beginCommitting() else { return }
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
+            eventMonitor?.request(self, didFinishDownloadingWith: .success(file.url))
             finish()
             return
         }
@@ -405,12 +406,20 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         let (destinationURL, options) = destination(file.url, response)
+        eventMonitor?.request(self, didCreateDestinationURL: destinationURL)
         do {
             try Self.moveFile(from: file.url, to: destinationURL, options: options)
             transfer.withLock { $0.fileURL = destinationURL }
+            eventMonitor?.request(self, didFinishDownloadingWith: .success(destinationURL))
             finish()
         } catch {
-            finish(error: .downloadedFileMoveFailed(error: error, source: file.url, destination: destinationURL))
+            let failure = CourierError.downloadedFileMoveFailed(
+                error: error,
+                source: file.url,
+                destination: destinationURL
+            )
+            eventMonitor?.request(self, didFinishDownloadingWith: .failure(failure))
+            finish(error: failure)
         }
     }
 

@@ -161,19 +161,19 @@ extension HTTPHeader {
         return acceptLanguage(languages.isEmpty ? "en;q=1.0" : languages.joined(separator: ", "))
     }()
 
-    /// `<process> (<operating system> <version>) Courier/<version>`, e.g.
-    /// `MyApp (Linux 6.1.0) Courier/0.1.0`.
+    /// Alamofire's form, `<app>/<version> (<bundle>; build:<build>; <system> <version>)
+    /// Courier/<version>`, e.g. `MyApp/2.1 (org.example.MyApp; build:42; iOS 17.4.0)
+    /// Courier/0.1.0`. Without a bundle (a server, a command-line tool, Linux) the executable's
+    /// name stands for the app and the bundle, and the rest is `Unknown`, as in Alamofire:
+    /// `my-server/Unknown (my-server; build:Unknown; Linux 6.1.0) Courier/0.1.0`.
     public static let defaultUserAgent: HTTPHeader = {
-        let info = ProcessInfo.processInfo
-        let product = String(
-            info.processName.map { character -> Character in
-                guard let ascii = character.asciiValue, HTTPMethod.isTokenCharacter(ascii), character != "/" else {
-                    return "-"
-                }
-                return character
-            }
-        )
-        let version = info.operatingSystemVersion
+        let info = Bundle.main.infoDictionary ?? [:]
+        let processInfo = ProcessInfo.processInfo
+        let executable =
+            (info["CFBundleExecutable"] as? String)
+            ?? processInfo.arguments.first?.split(separator: "/").last.map(String.init)
+            ?? processInfo.processName
+        let version = processInfo.operatingSystemVersion
         #if os(Linux)
         let system = "Linux"
         #elseif os(iOS)
@@ -189,9 +189,52 @@ extension HTTPHeader {
         #else
         let system = "Unknown"
         #endif
-        let systemVersion = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
         return userAgent(
-            "\(product.isEmpty ? "Courier" : product) (\(system) \(systemVersion)) Courier/\(CourierVersion.current)"
+            composedUserAgent(
+                executable: executable,
+                appVersion: info["CFBundleShortVersionString"] as? String,
+                bundle: info["CFBundleIdentifier"] as? String,
+                build: info["CFBundleVersion"] as? String,
+                system: "\(system) \(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+            )
         )
     }()
+
+    /// The `User-Agent` value from its parts, each made safe for its place: the product name and
+    /// version keep only token characters (a bundle name may hold spaces), and the comment drops
+    /// parentheses, backslashes and control characters, so no value can end the comment early or
+    /// break the header line.
+    static func composedUserAgent(
+        executable: String,
+        appVersion: String?,
+        bundle: String?,
+        build: String?,
+        system: String
+    ) -> String {
+        func token(_ text: String) -> String {
+            String(
+                text.map { character -> Character in
+                    guard let ascii = character.asciiValue, HTTPMethod.isTokenCharacter(ascii), character != "/" else {
+                        return "-"
+                    }
+                    return character
+                }
+            )
+        }
+        func commentText(_ text: String) -> String {
+            String(
+                text.unicodeScalars.map { scalar -> Character in
+                    let isVisibleASCII = scalar.value >= 0x20 && scalar.value < 0x7F
+                    guard isVisibleASCII, !"()\\;".unicodeScalars.contains(scalar) else { return "-" }
+                    return Character(scalar)
+                }
+            )
+        }
+        let product = token(executable).isEmpty ? "Courier" : token(executable)
+        let productVersion = appVersion.map(token).flatMap { $0.isEmpty ? nil : $0 } ?? "Unknown"
+        let bundleName = bundle.map(commentText).flatMap { $0.isEmpty ? nil : $0 } ?? product
+        let buildNumber = build.map(commentText).flatMap { $0.isEmpty ? nil : $0 } ?? "Unknown"
+        return "\(product)/\(productVersion) (\(bundleName); build:\(buildNumber); \(commentText(system))) "
+            + "Courier/\(CourierVersion.current)"
+    }
 }

@@ -127,14 +127,10 @@ extension Request {
             head.setHeader(cookie, for: "Cookie")
         }
         guard let redirects = didCreateRequest(&head, session: session, setsOwnCookie: setsOwnCookie) else { return }
-        let attempt = Attempt(
-            request: self,
-            head: head,
-            body: body,
-            transport: session.exchangeTransport,
-            redirects: redirects
-        )
-        let task = session.exchangeTransport.makeTask(for: head, body: body, eventHandler: attempt)
+        // A file the caller named is read the same way under every transport (see LocalFileTransport).
+        let transport = head.url.isFileURL ? LocalFileTransport() : session.exchangeTransport
+        let attempt = Attempt(request: self, head: head, body: body, transport: transport, redirects: redirects)
+        let task = transport.makeTask(for: head, body: body, eventHandler: attempt)
         didCreateTask(task, for: head, attempt: attempt)
     }
 }

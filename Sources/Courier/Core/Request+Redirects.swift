@@ -41,10 +41,11 @@ extension Request {
         return self
     }
 
-    /// Holds the transfer back (`true`) until the request catches up, or lets it go: what an
-    /// attempt does while it replays a declined redirect faster than the request takes it.
-    func holdTransferBack(_ hold: Bool) {
-        let changed = mutableState.withLock { $0.machine.holdBack(hold) }
+    /// Holds the transfer back (`true`) for `reason`, or lets go of that hold: what an attempt
+    /// does while it replays a declined redirect faster than the request takes it, and what a
+    /// request does while an `onHTTPResponse` handler decides.
+    func holdTransferBack(_ hold: Bool, for reason: StateMachine.HoldReasons) {
+        let changed = mutableState.withLock { $0.machine.holdBack(hold, for: reason) }
         if changed { applyStateToTask() }
     }
 

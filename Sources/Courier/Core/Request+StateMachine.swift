@@ -56,9 +56,12 @@ extension Request {
         private(set) var attemptPhase = AttemptPhase.idle
         /// The current attempt's head check (the third table above).
         private(set) var headCheck = HeadCheck.none
-        /// Whether the consumer asked the transfer to pause until it catches up (backpressure),
-        /// whatever ``state`` says.
-        private(set) var isHeldBack = false
+        /// Who asked the transfer to pause until they catch up (backpressure), whatever ``state``
+        /// says. Each reason is held and released on its own: one owner letting go must not
+        /// release what another still holds.
+        private(set) var holdReasons: HoldReasons = []
+        /// Whether anyone holds the transfer back.
+        var isHeldBack: Bool { !holdReasons.isEmpty }
         /// Counts changes to what the task should be doing (running, paused, held back), so that
         /// callers racing to apply them can tell whether what they applied is still current.
         private(set) var taskGeneration: UInt64 = 0
@@ -268,7 +271,7 @@ extension Request {
                 headCheck = .none
                 // A hold was for the previous attempt's consumer; the next one starts unheld.
                 if isHeldBack {
-                    isHeldBack = false
+                    holdReasons = []
                     taskGeneration &+= 1
                 }
                 return .startAttempt
@@ -314,11 +317,24 @@ extension Request {
             return rejection == nil ? .none : .cancelTask
         }
 
-        /// The consumer wants the transfer paused until it catches up (`true`), or no longer does.
-        /// Returns whether that changed what the task should be doing.
-        mutating func holdBack(_ hold: Bool) -> Bool {
-            guard isHeldBack != hold else { return false }
-            isHeldBack = hold
+        /// Why the transfer is held back.
+        struct HoldReasons: OptionSet, Sendable {
+            let rawValue: UInt8
+            /// The body's consumer fell behind, or a stream's head is being checked.
+            static let consumer = HoldReasons(rawValue: 1 << 0)
+            /// An `onHTTPResponse` handler decides about the head.
+            static let responseHook = HoldReasons(rawValue: 1 << 1)
+            /// An attempt replays a declined redirect faster than the request takes it.
+            static let redirectReplay = HoldReasons(rawValue: 1 << 2)
+        }
+
+        /// `reason` wants the transfer paused until it catches up (`true`), or no longer does.
+        /// Returns whether that changed what the task should be doing: the transfer runs only
+        /// when no reason holds it.
+        mutating func holdBack(_ hold: Bool, for reason: HoldReasons) -> Bool {
+            let wasHeld = isHeldBack
+            if hold { holdReasons.insert(reason) } else { holdReasons.remove(reason) }
+            guard isHeldBack != wasHeld else { return false }
             taskGeneration &+= 1
             return true
         }

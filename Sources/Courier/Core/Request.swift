@@ -581,12 +581,20 @@ public class Request: @unchecked Sendable {
 
     /// The deadline passed: stops the transfer and any pending retry, and fails with a timeout.
     private func expire(after seconds: TimeInterval) {
-        let error = CourierError.transportFailed(
-            URLError(
-                .timedOut,
-                userInfo: [NSLocalizedDescriptionKey: "The request's deadline of \(seconds) s passed."]
+        abandon(
+            dueTo: .transportFailed(
+                URLError(
+                    .timedOut,
+                    userInfo: [NSLocalizedDescriptionKey: "The request's deadline of \(seconds) s passed."]
+                )
             )
         )
+    }
+
+    /// Stops the transfer and any pending retry and fails with `error`: like a cancel, but the
+    /// request ends `finished`, since nobody cancelled it (its deadline passed, its session was
+    /// invalidated). Does nothing once it has finished, or while a download commits its file.
+    func abandon(dueTo error: CourierError) {
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
                 guard state.machine.expire() == .cancelTaskAndFinish else { return nil }

@@ -25,8 +25,9 @@ public func request<Parameters: Encodable & Sendable>(
         encoder: encoder,
         headers: headers,
         interceptor: interceptor,
+        shouldAutomaticallyResume: shouldAutomaticallyResume,
         requestModifier: requestModifier
-    ).resumingAutomatically(shouldAutomaticallyResume)
+    )
 }
 
 /// A request on ``Session/default`` with a ``Parameters`` dictionary encoded by `encoding`.
@@ -48,8 +49,9 @@ public func request(
         encoding: encoding,
         headers: headers,
         interceptor: interceptor,
+        shouldAutomaticallyResume: shouldAutomaticallyResume,
         requestModifier: requestModifier
-    ).resumingAutomatically(shouldAutomaticallyResume)
+    )
 }
 
 /// A request on ``Session/default`` without parameters.
@@ -66,8 +68,9 @@ public func request(
         method: method,
         headers: headers,
         interceptor: interceptor,
+        shouldAutomaticallyResume: shouldAutomaticallyResume,
         requestModifier: requestModifier
-    ).resumingAutomatically(shouldAutomaticallyResume)
+    )
 }
 
 /// A request on ``Session/default`` built by `convertible`.
@@ -76,5 +79,5 @@ public func request(
     interceptor: (any RequestInterceptor)? = nil,
     shouldAutomaticallyResume: Bool? = nil
 ) -> DataRequest {
-    Session.default.request(convertible, interceptor: interceptor).resumingAutomatically(shouldAutomaticallyResume)
+    Session.default.request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
 }

@@ -31,8 +31,9 @@ extension Session {
         download(
             convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             to: destination
-        ).resumingAutomatically(shouldAutomaticallyResume)
+        )
     }
 
     /// Downloads `url` with `parameters` encoded by `encoder` (into the query with the default
@@ -123,8 +124,9 @@ extension Session {
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
-            )
-        ).resumingAutomatically(shouldAutomaticallyResume)
+            ),
+            automaticallyResuming: shouldAutomaticallyResume
+        )
     }
 
     /// Continues an interrupted download from its ``DownloadRequest/resumeData``, asking the
@@ -157,8 +159,9 @@ extension Session {
                     eventMonitor: requestEventMonitor,
                     interceptor: interceptor,
                     session: self
-                )
-            ).resumingAutomatically(shouldAutomaticallyResume)
+                ),
+                automaticallyResuming: shouldAutomaticallyResume
+            )
     }
 }
 

@@ -87,7 +87,8 @@ extension Session {
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
-            )
-        ).resumingAutomatically(shouldAutomaticallyResume)
+            ),
+            automaticallyResuming: shouldAutomaticallyResume
+        )
     }
 }

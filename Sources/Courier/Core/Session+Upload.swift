@@ -33,8 +33,9 @@ extension Session {
             method: method,
             headers: headers,
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             requestModifier: requestModifier
-        ).resumingAutomatically(shouldAutomaticallyResume)
+        )
     }
 
     /// Uploads the file at `fileURL` to `url`, read in chunks as it is sent (with a `Content-Length`).
@@ -52,10 +53,9 @@ extension Session {
     ) -> UploadRequest {
         upload(
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
-            interceptor: interceptor
-        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }.resumingAutomatically(
-            shouldAutomaticallyResume
-        )
+            interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }
     }
 
     /// Uploads what `stream` yields to `url`, chunked (its length is unknown). A stream can be
@@ -76,8 +76,9 @@ extension Session {
             method: method,
             headers: headers,
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             requestModifier: requestModifier
-        ).resumingAutomatically(shouldAutomaticallyResume)
+        )
     }
 
     /// Uploads `body` (memory, a file, or streams made per attempt) to `url`.
@@ -93,8 +94,9 @@ extension Session {
         upload(
             body,
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
-            interceptor: interceptor
-        ).resumingAutomatically(shouldAutomaticallyResume)
+            interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
     }
 
     /// Uploads `body` with the URLRequest `convertible` builds (its own `httpBody` is ignored).
@@ -104,9 +106,9 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
-        upload(with: convertible, interceptor: interceptor) {
+        upload(with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume) {
             UploadRequest.Uploadable(body: body, temporaryFile: nil)
-        }.resumingAutomatically(shouldAutomaticallyResume)
+        }
     }
 
     // MARK: - Making upload requests
@@ -133,6 +135,7 @@ extension Session {
     func upload(
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)?,
+        shouldAutomaticallyResume: Bool? = nil,
         makesUploadableSlowly: Bool = false,
         makeUploadable: @escaping @Sendable () throws -> UploadRequest.Uploadable
     ) -> UploadRequest {
@@ -146,7 +149,8 @@ extension Session {
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
-            )
+            ),
+            automaticallyResuming: shouldAutomaticallyResume
         )
     }
 }
@@ -188,10 +192,11 @@ extension Session {
             upload(
                 with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
                 interceptor: interceptor,
+                shouldAutomaticallyResume: shouldAutomaticallyResume,
                 makesUploadableSlowly: true
             ) {
                 try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
-            }.resumingAutomatically(shouldAutomaticallyResume)
+            }
     }
 
     /// Uploads the form `build` fills in, as the overload taking a ``MultipartFormData`` does.
@@ -215,8 +220,9 @@ extension Session {
                 method: method,
                 headers: headers,
                 interceptor: interceptor,
+                shouldAutomaticallyResume: shouldAutomaticallyResume,
                 requestModifier: requestModifier
-            ).resumingAutomatically(shouldAutomaticallyResume)
+            )
     }
 
     /// Uploads `multipartFormData` with the URLRequest `request` builds (its method, URL and
@@ -240,10 +246,11 @@ extension Session {
         upload(
             with: LabelledConvertible(base: request, contentType: multipartFormData.contentType),
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             makesUploadableSlowly: true
         ) {
             try Self.encode(multipartFormData, usingThreshold: encodingMemoryThreshold)
-        }.resumingAutomatically(shouldAutomaticallyResume)
+        }
     }
 
     /// Uploads the form `build` fills in with the URLRequest `request` builds, as the overload

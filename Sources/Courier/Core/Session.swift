@@ -236,8 +236,9 @@ public final class Session: RequestDelegate, Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        request(url, method, headers, interceptor, requestModifier) { try encoder.encode(parameters, into: $0) }
-            .resumingAutomatically(shouldAutomaticallyResume)
+        request(url, method, headers, interceptor, requestModifier, shouldAutomaticallyResume) {
+            try encoder.encode(parameters, into: $0)
+        }
     }
 
     /// A request for `url` with a ``Parameters`` dictionary encoded by `encoding` (into the
@@ -263,8 +264,9 @@ public final class Session: RequestDelegate, Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        request(url, method, headers, interceptor, requestModifier) { try encoding.encode($0, with: parameters) }
-            .resumingAutomatically(shouldAutomaticallyResume)
+        request(url, method, headers, interceptor, requestModifier, shouldAutomaticallyResume) {
+            try encoding.encode($0, with: parameters)
+        }
     }
 
     /// A request for `url` without parameters.
@@ -276,9 +278,7 @@ public final class Session: RequestDelegate, Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        request(url, method, headers, interceptor, requestModifier, encode: nil).resumingAutomatically(
-            shouldAutomaticallyResume
-        )
+        request(url, method, headers, interceptor, requestModifier, shouldAutomaticallyResume, encode: nil)
     }
 
     /// The request the URL forms above make: their parts, and how parameters go in, if any.
@@ -288,6 +288,7 @@ public final class Session: RequestDelegate, Sendable {
         _ headers: HTTPHeaders?,
         _ interceptor: (any RequestInterceptor)?,
         _ requestModifier: (@Sendable (inout URLRequest) throws -> Void)?,
+        _ shouldAutomaticallyResume: Bool?,
         encode: (@Sendable (URLRequest) throws -> URLRequest)?
     ) -> DataRequest {
         let convertible = RequestConvertible(
@@ -298,7 +299,7 @@ public final class Session: RequestDelegate, Sendable {
             requestModifier: requestModifier,
             encode: encode
         )
-        return request(convertible, interceptor: interceptor)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// A request built by `convertible`, such as a `URLRequest` or your own API route type,
@@ -316,15 +317,19 @@ public final class Session: RequestDelegate, Sendable {
                 eventMonitor: requestEventMonitor,
                 interceptor: interceptor,
                 session: self
-            )
-        ).resumingAutomatically(shouldAutomaticallyResume)
+            ),
+            automaticallyResuming: shouldAutomaticallyResume
+        )
     }
 
     /// The monitor requests report to, or `nil` when the session has none (saving the calls).
     var requestEventMonitor: (any EventMonitor)? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
 
     /// Holds `request` until it finishes, or fails it at once if the session was invalidated.
-    func register<Made: Request>(_ request: Made) -> Made {
+    /// `choice` is the factory's `shouldAutomaticallyResume:`, recorded before anyone (a monitor's
+    /// `requestDidCreate`) can add a response handler.
+    func register<Made: Request>(_ request: Made, automaticallyResuming choice: Bool? = nil) -> Made {
+        _ = request.resumingAutomatically(choice)
         let accepted = registry.withLock { state -> Bool in
             guard !state.isInvalidated else { return false }
             state.requests[request.id] = WeakRequest(request: request)
@@ -356,8 +361,9 @@ public final class Session: RequestDelegate, Sendable {
         action(Set(registry.withLock { $0.requests.values.compactMap(\.request) }))
     }
 
-    /// Cancels every running request and shuts the transport down. Requests made afterwards fail
-    /// with ``CourierError/Kind/sessionInvalidated``.
+    /// Ends every running request with ``CourierError/Kind/sessionInvalidated`` (their transfers
+    /// stop, as on a cancel; their state is `finished`) and shuts the transport down. Requests
+    /// made afterwards fail the same way.
     public func invalidate() async {
         let (requests, observations) = registry.withLock { state -> ([Request], [RetryTriggerObservation]) in
             state.isInvalidated = true
@@ -365,7 +371,8 @@ public final class Session: RequestDelegate, Sendable {
             return (state.requests.values.compactMap(\.request), state.triggerObservations)
         }
         observations.forEach { $0.cancel() }
-        requests.forEach { $0.cancel() }
+        // Ended, not cancelled, as in Alamofire: their error says the session went away.
+        requests.forEach { $0.abandon(dueTo: .sessionInvalidated(nil)) }
         await transport.invalidate()
     }
 
@@ -515,7 +522,15 @@ public final class Session: RequestDelegate, Sendable {
     /// Marks the head's URL checked, so that the transport need not check it again.
     static func validate(_ head: inout RequestHead, headers: HeadersToCheck = .all) throws(CourierError) {
         if !head.isURLChecked {
-            if let problem = URLValidation.problem(with: head.url) { throw problem }
+            // A file the caller names is read by Courier itself (LocalFileTransport), never handed
+            // to a network transport; a redirect's `Location` is still held to http and https.
+            if head.url.isFileURL {
+                guard !head.url.path.isEmpty else {
+                    throw .invalidURL(head.url.absoluteString, reason: "the file URL has no path")
+                }
+            } else if let problem = URLValidation.problem(with: head.url) {
+                throw problem
+            }
             head.isURLChecked = true
         }
         // An adapter or a convertible of the caller's may set any method: one with a space or a

@@ -13,13 +13,16 @@ public protocol URLConvertible: Sendable {
 }
 
 extension String: URLConvertible {
-    /// The URL this string spells, which must have a scheme and a host, e.g. `https://example.org/a`.
+    /// The URL this string spells, which must have a scheme and a host (`https://example.org/a`),
+    /// or be a file URL (`file:///tmp/notes.txt`).
     ///
     /// - Throws: ``CourierError/invalidURL(_:)`` when the string is not such a URL.
     public func asURL() throws -> URL {
-        guard let url = URL(string: self), let scheme = url.scheme, !scheme.isEmpty, let host = url.host,
-            !host.isEmpty
-        else { throw CourierError.invalidURL(self) }
+        guard let url = URL(string: self), let scheme = url.scheme, !scheme.isEmpty else {
+            throw CourierError.invalidURL(self)
+        }
+        // A file URL has no host (`file:///tmp/notes.txt`); every other needs one.
+        guard url.isFileURL || !(url.host ?? "").isEmpty else { throw CourierError.invalidURL(self) }
         return url
     }
 }

@@ -74,18 +74,19 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         let made: Uploadable
         do {
             made = try makeUploadable()
-        } catch let error as CourierError {
-            throw error
         } catch {
-            throw CourierError.createUploadableFailed(error)
+            let failure = (error as? CourierError) ?? .createUploadableFailed(error)
+            eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+            throw failure
         }
-        let (body, stale) = uploadState.withLock { state -> (RequestBody, URL?) in
-            if let existing = state.uploadable { return (existing.body, made.temporaryFile) }
+        let (body, stale, isNew) = uploadState.withLock { state -> (RequestBody, URL?, Bool) in
+            if let existing = state.uploadable { return (existing.body, made.temporaryFile, false) }
             state.uploadable = made
             // Finished (cancelled) while the body was made: nobody will remove its file later.
-            return (made.body, state.isFinished ? made.temporaryFile : nil)
+            return (made.body, state.isFinished ? made.temporaryFile : nil, true)
         }
         if let stale { try? FileManager.default.removeItem(at: stale) }
+        if isNew { eventMonitor?.request(self, didCreateUploadable: body) }
         return body
     }
 

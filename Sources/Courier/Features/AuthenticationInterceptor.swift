@@ -47,6 +47,9 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         var generation = 0
         var refresh: Task<Credential, any Error>?
         var refreshTimes: [ContinuousClock.Instant] = []
+        /// Why the last refresh of the current credential failed: a `401` for that credential
+        /// then fails with it, as in Alamofire, rather than refreshing again at once.
+        var failedRefresh: (generation: Int, error: any Error)?
     }
 
     /// The authenticator that applies and refreshes credentials.
@@ -72,31 +75,46 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
                 state.generation += 1
                 // A refresh under way renews what this replaces: its result must not overwrite it.
                 state.refresh = nil
+                state.failedRefresh = nil
             }
         }
     }
 
-    /// Adds the credential, refreshing it first when it requires that.
+    /// Adds the credential, refreshing it first when it requires that. A refreshed credential
+    /// that still requires refreshing is not applied: it is refreshed again, as in Alamofire,
+    /// until the refresh window calls it a loop (``AuthenticationError/excessiveRefresh``).
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
-        let (current, generation) = state.withLock { ($0.credential, $0.generation) }
-        guard var credential = current else { throw AuthenticationError.missingCredential }
-        if credential.requiresRefresh {
-            credential = try await refreshed(from: generation, for: session)
+        var (current, generation) = state.withLock { ($0.credential, $0.generation) }
+        // Bounded even when the window allows any number of refreshes (an interval of 0).
+        for _ in 0...max(1, refreshWindow.maximumAttempts) {
+            guard let credential = current else { throw AuthenticationError.missingCredential }
+            guard credential.requiresRefresh else {
+                var urlRequest = urlRequest
+                authenticator.apply(credential, to: &urlRequest)
+                return urlRequest
+            }
+            _ = try await refreshed(from: generation, for: session)
+            (current, generation) = state.withLock { ($0.credential, $0.generation) }
         }
-        var urlRequest = urlRequest
-        authenticator.apply(credential, to: &urlRequest)
-        return urlRequest
+        throw AuthenticationError.excessiveRefresh
     }
 
     /// Retries a request the authenticator says its credential failed, refreshing the credential
-    /// unless that has happened since the request was sent.
+    /// unless that has happened since the request was sent. If refreshing this very credential
+    /// failed already, the request fails with that refresh's error instead of starting another.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         guard let urlRequest = request.request, let response = request.response,
             authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
         else { return .doNotRetry }
-        let (current, generation) = state.withLock { ($0.credential, $0.generation) }
+        let (current, generation, failure) = state.withLock { state in
+            (
+                state.credential, state.generation,
+                state.failedRefresh.flatMap { $0.generation == state.generation ? $0.error : nil }
+            )
+        }
         guard let credential = current else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
         guard authenticator.isRequest(urlRequest, authenticatedWith: credential) else { return .retry }
+        if let failure { return .doNotRetryWithError(failure) }
         do {
             _ = try await refreshed(from: generation, for: session)
             return .retry
@@ -136,11 +154,14 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
                         state.credential = fresh
                         state.generation += 1
                         state.refresh = nil
+                        state.failedRefresh = nil
                     }
                     return fresh
                 } catch {
                     protectedState.withLock { state in
-                        if state.generation == refreshGeneration { state.refresh = nil }
+                        guard state.generation == refreshGeneration else { return }
+                        state.refresh = nil
+                        state.failedRefresh = (refreshGeneration, error)
                     }
                     throw error
                 }

@@ -36,6 +36,13 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestWillRetryAfter: (@Sendable (Request, TimeInterval) -> Void)?
         var requestIsRetrying: (@Sendable (Request) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<any Sendable, CourierError>) -> Void)?
+        var requestDidCreateUploadable: (@Sendable (UploadRequest, RequestBody) -> Void)?
+        var requestDidFailToCreateUploadable: (@Sendable (UploadRequest, CourierError) -> Void)?
+        var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
+        var requestDidFinishDownloading: (@Sendable (DownloadRequest, Result<URL, CourierError>) -> Void)?
+        var requestDidParseDownloadResponse:
+            (@Sendable (DownloadRequest, DownloadResponse<any Sendable, CourierError>) -> Void)?
+        var requestDidParseStream: (@Sendable (DataStreamRequest, Result<any Sendable, CourierError>) -> Void)?
     }
 
     /// Where the closures run.
@@ -168,6 +175,44 @@ public final class ClosureEventMonitor: EventMonitor {
         set { setHandler(\.requestDidParseResponse, newValue) }
     }
 
+    /// An upload's body was made.
+    public var requestDidCreateUploadable: (@Sendable (UploadRequest, RequestBody) -> Void)? {
+        get { handler(\.requestDidCreateUploadable) }
+        set { setHandler(\.requestDidCreateUploadable, newValue) }
+    }
+
+    /// An upload's body could not be made.
+    public var requestDidFailToCreateUploadable: (@Sendable (UploadRequest, CourierError) -> Void)? {
+        get { handler(\.requestDidFailToCreateUploadable) }
+        set { setHandler(\.requestDidFailToCreateUploadable, newValue) }
+    }
+
+    /// A download's destination was named.
+    public var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)? {
+        get { handler(\.requestDidCreateDestinationURL) }
+        set { setHandler(\.requestDidCreateDestinationURL, newValue) }
+    }
+
+    /// A download's file reached its place, or could not be moved there.
+    public var requestDidFinishDownloading: (@Sendable (DownloadRequest, Result<URL, CourierError>) -> Void)? {
+        get { handler(\.requestDidFinishDownloading) }
+        set { setHandler(\.requestDidFinishDownloading, newValue) }
+    }
+
+    /// A download's response handler produced its response (its value type-erased).
+    public var requestDidParseDownloadResponse:
+        (@Sendable (DownloadRequest, DownloadResponse<any Sendable, CourierError>) -> Void)?
+    {
+        get { handler(\.requestDidParseDownloadResponse) }
+        set { setHandler(\.requestDidParseDownloadResponse, newValue) }
+    }
+
+    /// A stream serializer made a value of a piece, or failed to (the value type-erased).
+    public var requestDidParseStream: (@Sendable (DataStreamRequest, Result<any Sendable, CourierError>) -> Void)? {
+        get { handler(\.requestDidParseStream) }
+        set { setHandler(\.requestDidParseStream, newValue) }
+    }
+
     // MARK: - EventMonitor
 
     /// Calls the closure set for this event, if any.
@@ -233,5 +278,37 @@ public final class ClosureEventMonitor: EventMonitor {
     ) {
         guard let handler = handler(\.requestDidParseResponse) else { return }
         handler(request, response.map { $0 as any Sendable })
+    }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: UploadRequest, didCreateUploadable body: RequestBody) {
+        handler(\.requestDidCreateUploadable)?(request, body)
+    }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: CourierError) {
+        handler(\.requestDidFailToCreateUploadable)?(request, error)
+    }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        handler(\.requestDidCreateDestinationURL)?(request, url)
+    }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: DownloadRequest, didFinishDownloadingWith result: Result<URL, CourierError>) {
+        handler(\.requestDidFinishDownloading)?(request, result)
+    }
+    /// Calls the closure set for this event, if any.
+    public func request<Value: Sendable>(
+        _ request: DownloadRequest,
+        didParseResponse response: DownloadResponse<Value, CourierError>
+    ) {
+        guard let handler = handler(\.requestDidParseDownloadResponse) else { return }
+        handler(request, response.map { $0 as any Sendable })
+    }
+    /// Calls the closure set for this event, if any.
+    public func request<Value: Sendable>(
+        _ request: DataStreamRequest,
+        didParseStream result: Result<Value, CourierError>
+    ) {
+        guard let handler = handler(\.requestDidParseStream) else { return }
+        handler(request, result.map { $0 as any Sendable })
     }
 }

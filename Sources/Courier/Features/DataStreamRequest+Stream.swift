@@ -101,6 +101,7 @@ extension DataStreamRequest {
                 request: self,
                 queue: queue,
                 bufferLimit: bufferLimit,
+                reportsParsing: true,
                 transform: { data in
                     do {
                         return [.success(try serializer.serialize(data))]
@@ -132,6 +133,7 @@ extension DataStreamRequest {
                 request: self,
                 queue: queue,
                 bufferLimit: bufferLimit,
+                reportsParsing: true,
                 transform: { data in
                     decoder.decode(data).map { [Result<String, Never>.success($0)] } ?? []
                 },
@@ -164,6 +166,7 @@ extension DataStreamRequest {
                 request: self,
                 queue: queue,
                 bufferLimit: bufferLimit,
+                reportsParsing: true,
                 transform: { data in
                     do throws(CourierError) {
                         var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: decoder) }
@@ -215,6 +218,8 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     private let transform: (Data) -> [Result<Success, Failure>]
     private let finalTransform: () -> [Result<Success, Failure>]
     private let handler: DataStreamRequest.Handler<Success, Failure>
+    /// Whether each value is a serializer's, for the monitor's `didParseStream` (raw pieces are not).
+    private let reportsParsing: Bool
     /// `isComplete`: no piece is taken from the transport any more. `isStopped`: no value at
     /// all reaches the handler any more, but the completion (the request was cancelled, or this
     /// stream stopped itself with `stopError`).
@@ -226,6 +231,7 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
         request: DataStreamRequest,
         queue: DispatchQueue,
         bufferLimit: Int,
+        reportsParsing: Bool = false,
         transform: @escaping (Data) -> [Result<Success, Failure>],
         finalTransform: @escaping () -> [Result<Success, Failure>] = { [] },
         handler: @escaping DataStreamRequest.Handler<Success, Failure>
@@ -234,6 +240,7 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
         // Serial, so pieces reach the handler in order even on a concurrent queue.
         self.queue = DispatchQueue(label: "Courier.DataStreamRequest.handler", target: queue)
         self.bufferLimit = max(1, bufferLimit)
+        self.reportsParsing = reportsParsing
         self.transform = transform
         self.finalTransform = finalTransform
         self.handler = handler
@@ -304,7 +311,14 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     /// failure that ends the stream (a line too long, or any with
     /// ``DataStreamRequest/automaticallyCancelOnStreamError``).
     private func deliver(_ value: Result<Success, Failure>) -> Bool {
-        guard !state.withLock({ $0.isStopped }), call(.stream(value)) else { return false }
+        guard !state.withLock({ $0.isStopped }) else { return false }
+        if reportsParsing, let monitor = request.eventMonitor {
+            let parsed = value.mapError {
+                ($0 as? CourierError) ?? .responseSerializationFailed(.customSerializationFailed(error: $0))
+            }
+            monitor.request(request, didParseStream: parsed)
+        }
+        guard call(.stream(value)) else { return false }
         if case .failure(let error) = value {
             let isFatal = (error as? CourierError)?.kind == .streamLineTooLong
             if isFatal || request.automaticallyCancelOnStreamError {

@@ -165,6 +165,7 @@ extension DownloadRequest {
                     serializationDuration: duration,
                     result: result
                 )
+                eventMonitor?.request(self, didParseResponse: downloadResponse)
                 queue.async { completionHandler(downloadResponse) }
             }
         }

@@ -64,6 +64,24 @@ public protocol EventMonitor: Sendable {
     func requestIsRetrying(_ request: Request)
     /// A response handler produced its response.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, CourierError>)
+    /// An upload's body was made (a multipart form encoded, a file opened), before its first attempt.
+    func request(_ request: UploadRequest, didCreateUploadable body: RequestBody)
+    /// An upload's body could not be made; the request fails with `error`.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: CourierError)
+    /// A download's `Destination` named where its file goes, before the file is moved there.
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// A download's file reached its place (its destination, or the temporary file when it has
+    /// none), or could not be moved there (`downloadedFileMoveFailed`). Alamofire's
+    /// `request(_:didFinishDownloadingUsing:with:)`, without the `URLSessionTask`.
+    func request(_ request: DownloadRequest, didFinishDownloadingWith result: Result<URL, CourierError>)
+    /// A download's response handler produced its response.
+    func request<Value: Sendable>(
+        _ request: DownloadRequest,
+        didParseResponse response: DownloadResponse<Value, CourierError>
+    )
+    /// A stream serializer (``DataStreamRequest/responseStream(using:on:bufferLimit:stream:)``,
+    /// `responseStreamDecodable`, `responseStreamString`) made a value of a piece, or failed to.
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, CourierError>)
 }
 
 extension EventMonitor {
@@ -102,6 +120,18 @@ extension EventMonitor {
     public func request<Value: Sendable>(
         _ request: DataRequest,
         didParseResponse response: DataResponse<Value, CourierError>
+    ) {}
+    public func request(_ request: UploadRequest, didCreateUploadable body: RequestBody) {}
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: CourierError) {}
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    public func request(_ request: DownloadRequest, didFinishDownloadingWith result: Result<URL, CourierError>) {}
+    public func request<Value: Sendable>(
+        _ request: DownloadRequest,
+        didParseResponse response: DownloadResponse<Value, CourierError>
+    ) {}
+    public func request<Value: Sendable>(
+        _ request: DataStreamRequest,
+        didParseStream result: Result<Value, CourierError>
     ) {}
 }
 
@@ -177,5 +207,29 @@ public struct CompositeEventMonitor: EventMonitor {
         didParseResponse response: DataResponse<Value, CourierError>
     ) {
         each { $0.request(request, didParseResponse: response) }
+    }
+    public func request(_ request: UploadRequest, didCreateUploadable body: RequestBody) {
+        each { $0.request(request, didCreateUploadable: body) }
+    }
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: CourierError) {
+        each { $0.request(request, didFailToCreateUploadableWithError: error) }
+    }
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        each { $0.request(request, didCreateDestinationURL: url) }
+    }
+    public func request(_ request: DownloadRequest, didFinishDownloadingWith result: Result<URL, CourierError>) {
+        each { $0.request(request, didFinishDownloadingWith: result) }
+    }
+    public func request<Value: Sendable>(
+        _ request: DownloadRequest,
+        didParseResponse response: DownloadResponse<Value, CourierError>
+    ) {
+        each { $0.request(request, didParseResponse: response) }
+    }
+    public func request<Value: Sendable>(
+        _ request: DataStreamRequest,
+        didParseStream result: Result<Value, CourierError>
+    ) {
+        each { $0.request(request, didParseStream: result) }
     }
 }

@@ -77,6 +77,38 @@ import Testing
         #expect(agent.hasSuffix("Courier/\(CourierVersion.current)"))
         let languages = try #require(defaults["Accept-Language"])
         #expect(languages.hasSuffix(";q=1.0") || languages.contains(";q=1.0, "))
+        // Alamofire's form: `app/version (bundle; build:n; system version) Courier/version`.
+        let form = #/^[^/ ]+/[^ ]+ \([^();]+; build:[^();]+; [A-Za-z]+ [0-9.]+\) Courier/.+$/#
+        #expect(agent.wholeMatch(of: form) != nil, "\(agent)")
+    }
+
+    @Test func theUserAgentTakesAlamofiresFormAndStaysOneSafeHeaderLine() {
+        let bundled = HTTPHeader.composedUserAgent(
+            executable: "My App",
+            appVersion: "2.1",
+            bundle: "org.example.MyApp",
+            build: "42",
+            system: "iOS 17.4.0"
+        )
+        #expect(bundled == "My-App/2.1 (org.example.MyApp; build:42; iOS 17.4.0) Courier/\(CourierVersion.current)")
+        let bare = HTTPHeader.composedUserAgent(
+            executable: "server",
+            appVersion: nil,
+            bundle: nil,
+            build: nil,
+            system: "Linux 6.1.0"
+        )
+        #expect(bare == "server/Unknown (server; build:Unknown; Linux 6.1.0) Courier/\(CourierVersion.current)")
+        let hostile = HTTPHeader.composedUserAgent(
+            executable: "",
+            appVersion: "1 (x)",
+            bundle: "a)b\r\nX-Injected: 1",
+            build: "é;",
+            system: "Linux"
+        )
+        #expect(!hostile.contains("\r") && !hostile.contains("\n"))
+        #expect(hostile.hasPrefix("Courier/1--x- (a-b--X-Injected: 1; build:--; Linux) "))
+        #expect(HTTPHeaders(["User-Agent": hostile]).firstInvalidity == nil)
     }
 
     @Test func removingAndSortingKeepTheIndexRight() {

@@ -132,7 +132,7 @@ import Testing
                 check(!isChecking(next.machine).checking, "\(path)")
             }
         case .toggleHoldBack:
-            let changed = next.machine.holdBack(!before.isHeldBack)
+            let changed = next.machine.holdBack(!before.isHeldBack, for: .consumer)
             check(changed && next.machine.isHeldBack != before.isHeldBack, "\(path)")
             check(next.machine.taskGeneration != before.taskGeneration, "\(path): a hold is a change to apply")
         case .beginCommitting:

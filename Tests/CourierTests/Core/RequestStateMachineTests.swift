@@ -30,6 +30,24 @@ import Testing
         #expect(machine.resume() == .resumeTask)
     }
 
+    @Test func eachHoldIsReleasedOnlyByItsOwner() {
+        var machine = Machine()
+        _ = machine.resume()
+        let held = machine.holdBack(true, for: .responseHook)
+        #expect(held)
+        let heldAgain = machine.holdBack(true, for: .redirectReplay)
+        #expect(!heldAgain, "already held: nothing to apply")
+        // The replay catching up must not let the body run while the handler still decides.
+        let replayReleased = machine.holdBack(false, for: .redirectReplay)
+        #expect(!replayReleased)
+        #expect(machine.isHeldBack)
+        let notHeld = machine.holdBack(false, for: .consumer)
+        #expect(!notHeld, "a reason not held changes nothing")
+        let released = machine.holdBack(false, for: .responseHook)
+        #expect(released)
+        #expect(!machine.isHeldBack)
+    }
+
     @Test func suspendingBeforeResumingDefersTheFirstAttempt() {
         var machine = Machine()
         #expect(machine.suspend() == .none)

@@ -141,7 +141,7 @@ private struct NeitherRefreshAuthenticator: Authenticator {
         try await TestServer.withRunningServer { server in
             let (gate, release) = AsyncStream<Void>.makeStream()
             let authenticator = PasswordAuthenticator(gate: gate) { _ in throw RefreshFailure() }
-            // A roomy window: requests refused after the failed refresh each try one of their own.
+            // A roomy window: only the rule under test keeps refreshes down.
             let interceptor = AuthenticationInterceptor(
                 authenticator: authenticator,
                 credential: Password(password: "old"),
@@ -162,8 +162,30 @@ private struct NeitherRefreshAuthenticator: Authenticator {
             let errors = await results.value
             #expect(errors.allSatisfy { $0?.kind == .requestRetryFailed })
             #expect(errors.allSatisfy { $0?.underlyingError as? RefreshFailure == RefreshFailure() })
-            // Requests refused after the failed refresh ended try one of their own, which fails too.
-            #expect(authenticator.refreshCount >= 1)
+            // Requests refused after the failed refresh ended fail with its error, as in Alamofire:
+            // they start no refresh of their own.
+            #expect(authenticator.refreshCount == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRefreshedCredentialThatStillNeedsRefreshingIsNeverSent(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let authenticator = PasswordAuthenticator { _ in Password(password: "new", requiresRefresh: true) }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "old", requiresRefresh: true),
+                refreshWindow: .init(interval: 30, maximumAttempts: 3)
+            )
+            let session = transport.makeSession(interceptor: interceptor)
+            let error = await session.request(server.url("/basic-auth/user/new")).serializingData().result.failure
+            #expect(error?.kind == .requestAdaptationFailed)
+            #expect(error?.underlyingError as? AuthenticationError == .excessiveRefresh)
+            #expect(authenticator.refreshCount == 3, "each refresh counts toward the window")
+            await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
             await session.invalidate()
         }
     }
