@@ -15,26 +15,32 @@ extension Request {
     func startAttempt() {
         let (isDue, initialRequest, ownInterceptor) = attemptToStart
         guard isDue else { return }
+        let prepare: @Sendable () -> Void = { [self] in
+            prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
+        }
+        let requestQueue = weakSession?.requestQueue
         if let upload = self as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
             // Encoding a large multipart form writes a file: not on the caller's thread.
-            DispatchQueue.global(qos: .utility).async { [self] in
+            (requestQueue ?? DispatchQueue.global(qos: .utility)).async {
                 do {
                     _ = try upload.uploadableBody()
                 } catch {
-                    didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                    upload.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
                     return
                 }
-                prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
+                prepare()
             }
             return
         }
-        guard initialRequest == nil else {
+        if let requestQueue {
+            requestQueue.async(execute: prepare)
+        } else if initialRequest != nil {
             // A retry runs the caller's code again (`asURLRequest()`, encoders, the modifier): not
             // on the queue or task that decided the retry, which may be Courier's own.
-            Task { [self] in prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor) }
-            return
+            Task { prepare() }
+        } else {
+            prepare()
         }
-        prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
     }
 
     /// Builds the head of this attempt from the caller's parameters, adapts it, then sends it.

@@ -123,6 +123,12 @@ public final class Session: RequestDelegate, Sendable {
     public let eventMonitor: CompositeEventMonitor
     /// Where serializers run: each request gets a serial queue targeting this one.
     public let serializationQueue: DispatchQueue
+    /// The queue the session's other queues target, when one was given (Alamofire's `rootQueue`).
+    public let rootQueue: DispatchQueue?
+    /// Where each attempt's URLRequest is built (the convertible, the request modifier) and its
+    /// adaptation started, when one was given (Alamofire's `requestQueue`); `nil` builds the first
+    /// attempt on the thread that resumes the request, and a retry's in a task of its own.
+    public let requestQueue: DispatchQueue?
 
     /// What the session tracks: running requests, those waiting to retry, trigger subscriptions.
     private struct Registry {
@@ -149,6 +155,15 @@ public final class Session: RequestDelegate, Sendable {
     ///   - configuration: Defaults for every request.
     ///   - transport: What runs the requests. By default, AsyncHTTPClient's shared client when
     ///     `CourierNIO` is linked into the program, else a ``URLSessionTransport``.
+    ///   - rootQueue: A queue for ``requestQueue`` and ``serializationQueue`` to target when they
+    ///     are not given, as in Alamofire: it pins this session's building, adapting and
+    ///     serializing to one queue (and its quality of service). Handlers still run on the queue
+    ///     each is given (`.courierCallbacks` by default).
+    ///   - requestQueue: Where each attempt's URLRequest is built and adapted (see ``requestQueue``).
+    ///   - serializationQueue: Where completion handlers' serializers and validators run; each
+    ///     request gets a serial queue targeting it (an awaited `serializing…` call serializes in
+    ///     the awaiting task instead, saving a thread hop). By default a concurrent queue of Courier's (targeting `rootQueue`,
+    ///     if given).
     ///   - interceptor: Adapts every attempt of every request and decides retries.
     ///   - redirectHandler: Decides every request's redirects, unless the request has its own
     ///     (``Request/redirect(using:)``). `nil` follows them all, by the rules ``Redirect`` lists.
@@ -162,6 +177,9 @@ public final class Session: RequestDelegate, Sendable {
     public init(
         configuration: Configuration = Configuration(),
         transport: (any Transport)? = nil,
+        rootQueue: DispatchQueue? = nil,
+        requestQueue: DispatchQueue? = nil,
+        serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         cachedResponseHandler: (any CachedResponseHandler)? = nil,
@@ -189,7 +207,12 @@ public final class Session: RequestDelegate, Sendable {
             } ?? transport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
-        self.serializationQueue = DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent)
+        self.rootQueue = rootQueue
+        self.requestQueue =
+            requestQueue ?? rootQueue.map { DispatchQueue(label: "Courier.Session.request", target: $0) }
+        self.serializationQueue =
+            serializationQueue
+            ?? DispatchQueue(label: "Courier.Session.serialization", attributes: .concurrent, target: rootQueue)
         let observations = configuration.retryTriggers.map { trigger in
             trigger.observe { [weak self] event in self?.startWaitingRetries(for: event) }
         }
