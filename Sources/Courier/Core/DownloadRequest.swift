@@ -71,8 +71,20 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     let file: DownloadFile
     private let transfer: Protected<Transfer>
 
+    /// What a download was made from, as Alamofire's `DownloadRequest.Downloadable`.
+    public enum Downloadable: Sendable {
+        /// A request to send.
+        case request(any URLRequestConvertible)
+        /// Resume data to continue from (``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``).
+        case resumeData(Data)
+    }
+
+    /// What this download was made from.
+    public let downloadable: Downloadable
+
     init(
         convertible: any URLRequestConvertible,
+        downloadable: Downloadable? = nil,
         destination: Destination?,
         resumingFrom resumeData: DownloadResumeData?,
         serializationQueue: DispatchQueue,
@@ -81,6 +93,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         session: Session
     ) {
         self.destination = destination
+        self.downloadable = downloadable ?? .request(convertible)
         // The request's own serialization queue, made now rather than on first use: the file is
         // written on it too, so a finished download is validated, moved, settled and serialized
         // there, one block after another, with no hop between queues.

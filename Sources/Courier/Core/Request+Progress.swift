@@ -36,6 +36,18 @@ extension Request {
 
     // MARK: - Following progress
 
+    /// The handler ``uploadProgress(queue:_:)`` set and the queue it runs on, as Alamofire's
+    /// `uploadProgressHandler`; `nil` if none is set.
+    public var uploadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        mutableState.withLock { $0.uploadReporter.handler }.map { ($0.handler, $0.queue) }
+    }
+
+    /// The handler ``downloadProgress(queue:_:)`` set and the queue it runs on, as Alamofire's
+    /// `downloadProgressHandler`; `nil` if none is set.
+    public var downloadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        mutableState.withLock { $0.downloadReporter.handler }.map { ($0.handler, $0.queue) }
+    }
+
     /// Calls `handler` on `queue` as the response body arrives: with the total from
     /// `Content-Length` when known (else indeterminate), at most once per 1 % or 50 ms, and on
     /// success a last time at 1.0. A later call replaces the handler.

@@ -153,6 +153,7 @@ extension Session {
             register(
                 DownloadRequest(
                     convertible: decoded.urlRequest,
+                    downloadable: .resumeData(resumeData),
                     destination: destination,
                     resumingFrom: decoded,
                     serializationQueue: serializationQueue,

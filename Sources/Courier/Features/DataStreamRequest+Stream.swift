@@ -57,7 +57,7 @@ extension DataStreamRequest {
     public static let defaultBufferLimit = 1 << 20
 
     /// The longest line the JSON-lines consumers accept by default, 1 MiB (not counting the line
-    /// break): ``responseStreamDecodable(of:on:decoder:bufferLimit:maximumLineLength:stream:)``
+    /// break): ``responseStreamDecodable(of:on:decoder:preprocessor:bufferLimit:maximumLineLength:stream:)``
     /// and ``streamingDecodable(_:automaticallyCancelling:decoder:bufferLimit:maximumLineLength:)``. A longer line fails
     /// with ``CourierError/Kind/streamLineTooLong``; pass a larger `maximumLineLength` for
     /// streams whose values are larger.
@@ -156,11 +156,20 @@ extension DataStreamRequest {
         of type: T.Type = T.self,
         on queue: DispatchQueue = .courierCallbacks,
         decoder: any DataDecoder = JSONDecoder(),
+        preprocessor: any DataPreprocessor = PassthroughPreprocessor(),
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit,
         maximumLineLength: Int = DataStreamRequest.defaultMaximumLineLength,
         stream: @escaping Handler<T, CourierError>
     ) -> Self {
         let lines = LineSplitter(maximumLineLength: maximumLineLength)
+        // Alamofire's `preprocessor:` prepares each piece; here, each line.
+        let decodeLine: @Sendable (Data) -> Result<T, CourierError> = { line in
+            do {
+                return Self.decode(T.self, from: try preprocessor.preprocess(line), with: decoder)
+            } catch {
+                return .failure(.responseSerializationFailed(.decodingFailed(error: error)))
+            }
+        }
         addConsumer(
             HandlerConsumer(
                 request: self,
@@ -169,7 +178,7 @@ extension DataStreamRequest {
                 reportsParsing: true,
                 transform: { data in
                     do throws(CourierError) {
-                        var values = try lines.lines(in: data).map { Self.decode(T.self, from: $0, with: decoder) }
+                        var values = try lines.lines(in: data).map(decodeLine)
                         if let failure = lines.takePendingFailure() {
                             // The good lines before a line too long first, then the failure, which
                             // stops the stream and the transfer once delivered (see `deliver`).
@@ -183,7 +192,7 @@ extension DataStreamRequest {
                 },
                 finalTransform: {
                     do throws(CourierError) {
-                        return try lines.remainder().map { [Self.decode(T.self, from: $0, with: decoder)] } ?? []
+                        return try lines.remainder().map { [decodeLine($0)] } ?? []
                     } catch {
                         return [.failure(error)]
                     }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A piece is what the transport delivered at once, so its boundaries depend on the network: a
 /// serializer that needs whole records should get them from a format that marks them. For JSON
-/// lines use ``DataStreamRequest/responseStreamDecodable(of:on:decoder:bufferLimit:maximumLineLength:stream:)``,
+/// lines use ``DataStreamRequest/responseStreamDecodable(of:on:decoder:preprocessor:bufferLimit:maximumLineLength:stream:)``,
 /// and for text cut at character boundaries ``DataStreamRequest/responseStreamString(on:bufferLimit:stream:)``.
 public protocol DataStreamSerializer<SerializedObject>: Sendable {
     /// The value made of each piece.

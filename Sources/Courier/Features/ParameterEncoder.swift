@@ -146,6 +146,10 @@ public struct JSONParameterEncoder: ParameterEncoder {
         self.init { $0.outputFormatting = outputFormatting }
     }
 
+    /// The `JSONEncoder` parameters are encoded with, as Alamofire's `encoder`: the one given to
+    /// ``init(encoder:)``, or else a fresh one set up as configured, made for each read.
+    public var encoder: JSONEncoder { makeEncoder() }
+
     /// Creates an encoder that encodes every request's parameters with `encoder`, as
     /// Alamofire's does. Set the encoder up before handing it over: it is shared by every request.
     public init(encoder: JSONEncoder) {

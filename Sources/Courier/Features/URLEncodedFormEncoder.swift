@@ -205,6 +205,15 @@ public struct URLEncodedFormEncoder: Sendable {
         self.allowedCharacters = allowedCharacters
     }
 
+    /// Encodes `value` as the `String` form of `encode(_:)` does, as UTF-8 bytes: Alamofire's
+    /// `Data` form. Disfavoured, so `let form = try encoder.encode(value)` stays a `String`;
+    /// write `let body: Data = try encoder.encode(value)` for this one.
+    @_disfavoredOverload
+    public func encode(_ value: some Encodable) throws -> Data {
+        let form: String = try encode(value)
+        return Data(form.utf8)
+    }
+
     /// Encodes `value`, which must encode as a keyed container (a struct or a dictionary).
     ///
     /// - Throws: ``URLEncodedFormEncoder/Failure`` if `value` is not keyed at the top level, or

@@ -53,6 +53,29 @@ extension DataRequest {
 
 }
 
+extension DataStreamRequest {
+    /// A custom validation of a stream's response head: return `.failure` to fail the request
+    /// with your error, before any piece of the body is handed on.
+    public typealias Validation =
+        @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse) -> Result<Void, any Error>
+
+    /// Fails the request unless `validation` accepts the response head, as Alamofire's
+    /// `DataStreamRequest.validate(_:)`. Validators run in the order added, on the request's
+    /// ``Request/serializationQueue``, once the head has arrived and before the first piece is
+    /// handed on; the first failure becomes the request's error as
+    /// ``CourierError/ValidationFailureReason/customValidationFailed(error:)``.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendValidator(runsInline: false) { _, input in
+            guard let response = input.head?.httpURLResponse else { return nil }
+            if case .failure(let error) = validation(input.request?.urlRequest, response) {
+                return (error as? CourierError) ?? .responseValidationFailed(.customValidationFailed(error: error))
+            }
+            return nil
+        }
+    }
+}
+
 extension Request {
     /// Fails the request unless its status code is in `acceptableStatusCodes`, e.g. `200..<300`.
     @discardableResult

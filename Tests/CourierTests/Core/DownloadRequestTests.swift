@@ -235,6 +235,11 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
 
                 let target = directory.appendingPathComponent("resumed.bin")
                 let resumed = session.download(resumingWith: resumeData, to: { _, _ in (target, []) })
+                guard case .resumeData(let given) = resumed.downloadable else {
+                    Issue.record("a resumed download says it was made from resume data")
+                    return
+                }
+                #expect(given == resumeData)
                 _ = try await resumed.validate().serializingDownloadedFileURL().value
                 #expect(try Data(contentsOf: target) == rangePattern(length))
                 #expect(
