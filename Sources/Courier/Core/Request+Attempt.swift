@@ -137,7 +137,7 @@ extension Request {
             case .forward: request.attempt(self, of: task, didReceive: data)
             case .drop: break
             case .cancelTask: task.cancel()
-            case .holdBack: request.holdTransferBack(true, for: .redirectReplay)
+            case .holdBack: request.holdTransferBack(true, for: .redirectReplay, by: self)
             }
         }
 
@@ -255,7 +255,7 @@ extension Request {
                 case .replay(let next):
                     round = next
                 case .done(let releasesHold):
-                    if releasesHold { request.holdTransferBack(false, for: .redirectReplay) }
+                    if releasesHold { request.holdTransferBack(false, for: .redirectReplay, by: self) }
                     return
                 }
             }

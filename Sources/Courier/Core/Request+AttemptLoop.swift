@@ -25,7 +25,8 @@ extension Request {
                 do {
                     _ = try upload.uploadableBody()
                 } catch {
-                    upload.didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                    // Reported to monitors as the uploadable's failure, once (as in Alamofire).
+                    upload.finish(error: (error as? CourierError) ?? .createUploadableFailed(error))
                     return
                 }
                 prepare()
@@ -109,7 +110,7 @@ extension Request {
         if isAdapted || self is DownloadRequest {
             head = head.movingUserInfoToAuthorization()
             do {
-                try Session.validate(&head)
+                try Session.validate(&head, allowsFileURL: session.configuration.allowsFileURLs)
                 try session.checkBody(of: head)
             } catch {
                 didFailToCreateURLRequest(with: error)
@@ -121,7 +122,8 @@ extension Request {
             do {
                 body = try upload.uploadableBody()
             } catch {
-                didFailToCreateURLRequest(with: (error as? CourierError) ?? .createUploadableFailed(error))
+                // Reported to monitors as the uploadable's failure, once (as in Alamofire).
+                finish(error: (error as? CourierError) ?? .createUploadableFailed(error))
                 return
             }
         }

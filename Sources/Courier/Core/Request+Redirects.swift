@@ -44,8 +44,13 @@ extension Request {
     /// Holds the transfer back (`true`) for `reason`, or lets go of that hold: what an attempt
     /// does while it replays a declined redirect faster than the request takes it, and what a
     /// request does while an `onHTTPResponse` handler decides.
-    func holdTransferBack(_ hold: Bool, for reason: StateMachine.HoldReasons) {
-        let changed = mutableState.withLock { $0.machine.holdBack(hold, for: reason) }
+    /// With `attempt`, only while it is the current one: a late word from an earlier attempt
+    /// must not release (or set) the next one's hold.
+    func holdTransferBack(_ hold: Bool, for reason: StateMachine.HoldReasons, by attempt: Attempt? = nil) {
+        let changed = mutableState.withLock { state -> Bool in
+            if let attempt, state.attempt !== attempt { return false }
+            return state.machine.holdBack(hold, for: reason)
+        }
         if changed { applyStateToTask() }
     }
 

@@ -52,7 +52,8 @@ enum ResponseDebugDescription {
     /// `title` and `content` indented under the request or response, `None` when empty.
     private static func section(_ title: String, _ content: String) -> [String] {
         guard !content.isEmpty else { return ["    \(title): None"] }
-        return ["    \(title):"] + content.split(separator: "\n", omittingEmptySubsequences: false).map { "        \($0)" }
+        return ["    \(title):"]
+            + content.split(separator: "\n", omittingEmptySubsequences: false).map { "        \($0)" }
     }
 
     /// Bytes as UTF-8 text, cut at ``limit``, or their count when they are not text.

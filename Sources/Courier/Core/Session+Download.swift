@@ -145,8 +145,15 @@ extension Session {
         do {
             decoded = try DownloadResumeData(data: resumeData)
         } catch {
-            let failed = download(FailedConvertible(error: error), interceptor: interceptor, to: destination)
-            failed.finish(error: (error as? CourierError) ?? .invalidResumeData(error))
+            // Whoever starts it (a monitor told of its creation, say) gets the same error.
+            let failure = (error as? CourierError) ?? .invalidResumeData(error)
+            let failed = download(
+                FailedConvertible(error: failure),
+                interceptor: interceptor,
+                shouldAutomaticallyResume: shouldAutomaticallyResume,
+                to: destination
+            )
+            failed.finish(error: failure)
             return failed
         }
         return

@@ -16,7 +16,7 @@ import FoundationNetworking
 ///
 /// A request holds its session, and the session its transport, from when it is made until it
 /// finishes, so `try await Session().request(url).serializingData().value` works as written.
-/// ``invalidate()`` cancels what is running and shuts the transport down; a session that goes
+/// ``invalidate()`` ends what is running (with ``CourierError/Kind/sessionInvalidated``) and shuts the transport down; a session that goes
 /// away (nothing holds it, so nothing of it is running) shuts its transport down too.
 public final class Session: RequestDelegate, Sendable {
     /// How a session behaves; every property has a default.
@@ -67,6 +67,12 @@ public final class Session: RequestDelegate, Sendable {
         /// since most servers ignore or reject the body. Turn it on for an API that reads one
         /// (Elasticsearch's `_search`, say). Upload bodies are not checked.
         public var allowsBodyInGETRequests = false
+        /// Whether a request's own URL (or an adapter's) may be a `file:` URL, which Courier then
+        /// reads as the body of a `200`, as Alamofire loads one through URLSession. On by default,
+        /// as in Alamofire; turn it off when URLs come from outside the app (a link in a server's
+        /// JSON, say), so that none can make the app read its own disk: such a request then fails
+        /// with ``CourierError/Kind/invalidURL``. A server's redirect never leads to a file either way.
+        public var allowsFileURLs = true
         /// Where a request that gets a `401` looks for a credential when it has none of its own
         /// (``Request/authenticate(with:)``), by the challenge's protection space (host, port,
         /// scheme, realm, method), and where a credential the server accepted is kept as its
@@ -225,7 +231,8 @@ public final class Session: RequestDelegate, Sendable {
         }
         // Outside the lock: a trigger may hold its own lock while it calls the session.
         observations.forEach { $0.cancel() }
-        requests.forEach { $0.cancel() }
+        // As `invalidate()` does (and Alamofire's deinit): ended, not cancelled.
+        requests.forEach { $0.abandon(dueTo: .sessionInvalidated(nil)) }
         let transport = self.transport
         Task { await transport.invalidate() }
     }
@@ -514,7 +521,7 @@ public final class Session: RequestDelegate, Sendable {
             !defaultHeadersAreValid ? .all : checkedOwnHeaders ? .none : .these(head.headers)
         head.addHeaders(configuration.headers, replacing: false)
         head = head.movingUserInfoToAuthorization()
-        try Self.validate(&head, headers: headersToCheck)
+        try Self.validate(&head, headers: headersToCheck, allowsFileURL: configuration.allowsFileURLs)
         try checkBody(of: head)
         return head
     }
@@ -543,17 +550,19 @@ public final class Session: RequestDelegate, Sendable {
     /// Throws the ``CourierError`` for a URL or a header no transport may be handed: SwiftNIO
     /// traps on a port above 65535, and FoundationNetworking drops a bad header silently.
     /// Marks the head's URL checked, so that the transport need not check it again.
-    static func validate(_ head: inout RequestHead, headers: HeadersToCheck = .all) throws(CourierError) {
-        if !head.isURLChecked {
-            // A file the caller names is read by Courier itself (LocalFileTransport), never handed
-            // to a network transport; a redirect's `Location` is still held to http and https.
-            if head.url.isFileURL {
-                guard !head.url.path.isEmpty else {
-                    throw .invalidURL(head.url.absoluteString, reason: "the file URL has no path")
-                }
-            } else if let problem = URLValidation.problem(with: head.url) {
-                throw problem
-            }
+    ///
+    /// A `file:` URL passes only with `allowsFileURL` (the caller's own request or an adapter's,
+    /// which Courier reads itself, see `LocalFileTransport`), and is never marked checked: a
+    /// network transport handed one would check it, and refuse it.
+    static func validate(
+        _ head: inout RequestHead,
+        headers: HeadersToCheck = .all,
+        allowsFileURL: Bool = false
+    ) throws(CourierError) {
+        if head.url.isFileURL, allowsFileURL {
+            try LocalFileTransport.check(head.url)
+        } else if !head.isURLChecked {
+            if let problem = URLValidation.problem(with: head.url) { throw problem }
             head.isURLChecked = true
         }
         // An adapter or a convertible of the caller's may set any method: one with a space or a

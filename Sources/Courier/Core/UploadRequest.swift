@@ -76,14 +76,18 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             made = try makeUploadable()
         } catch {
             let failure = (error as? CourierError) ?? .createUploadableFailed(error)
-            eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+            // Not for a request that ended meanwhile (cancelled while a form was encoded).
+            if !uploadState.withLock({ $0.isFinished }) {
+                eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+            }
             throw failure
         }
         let (body, stale, isNew) = uploadState.withLock { state -> (RequestBody, URL?, Bool) in
             if let existing = state.uploadable { return (existing.body, made.temporaryFile, false) }
             state.uploadable = made
-            // Finished (cancelled) while the body was made: nobody will remove its file later.
-            return (made.body, state.isFinished ? made.temporaryFile : nil, true)
+            // Finished (cancelled) while the body was made: nobody will remove its file later,
+            // and no monitor hears of a body that is gone.
+            return (made.body, state.isFinished ? made.temporaryFile : nil, !state.isFinished)
         }
         if let stale { try? FileManager.default.removeItem(at: stale) }
         if isNew { eventMonitor?.request(self, didCreateUploadable: body) }

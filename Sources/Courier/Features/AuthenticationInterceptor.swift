@@ -85,8 +85,9 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
     /// until the refresh window calls it a loop (``AuthenticationError/excessiveRefresh``).
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         var (current, generation) = state.withLock { ($0.credential, $0.generation) }
-        // Bounded even when the window allows any number of refreshes (an interval of 0).
-        for _ in 0...max(1, refreshWindow.maximumAttempts) {
+        // Bounded even when the window allows any number of refreshes (an interval of 0): an
+        // authenticator whose fresh credentials are always expired is looping, whatever the window.
+        for _ in 0...min(max(1, refreshWindow.maximumAttempts), 10) {
             guard let credential = current else { throw AuthenticationError.missingCredential }
             guard credential.requiresRefresh else {
                 var urlRequest = urlRequest
@@ -106,17 +107,11 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         guard let urlRequest = request.request, let response = request.response,
             authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
         else { return .doNotRetry }
-        let (current, generation, failure) = state.withLock { state in
-            (
-                state.credential, state.generation,
-                state.failedRefresh.flatMap { $0.generation == state.generation ? $0.error : nil }
-            )
-        }
+        let (current, generation) = state.withLock { ($0.credential, $0.generation) }
         guard let credential = current else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
         guard authenticator.isRequest(urlRequest, authenticatedWith: credential) else { return .retry }
-        if let failure { return .doNotRetryWithError(failure) }
         do {
-            _ = try await refreshed(from: generation, for: session)
+            _ = try await refreshed(from: generation, for: session, unlessItFailed: true)
             return .retry
         } catch {
             return .doNotRetryWithError(error)
@@ -125,8 +120,14 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// A credential newer than `generation`: the current one if it has changed since, else the
     /// result of the refresh under way, or of a new one (within the window). Decided under the
-    /// lock, so a request that saw an old credential never refreshes a new one again.
-    private func refreshed(from generation: Int, for session: Session) async throws -> Credential {
+    /// lock, so a request that saw an old credential never refreshes a new one again. With
+    /// `unlessItFailed` (a `401`), a credential whose last refresh failed is not refreshed again:
+    /// that failure is thrown, as in Alamofire.
+    private func refreshed(
+        from generation: Int,
+        for session: Session,
+        unlessItFailed: Bool = false
+    ) async throws -> Credential {
         let authenticator = self.authenticator
         let window = refreshWindow
         let now = ContinuousClock.now
@@ -137,9 +138,15 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
             guard let credential = state.credential else {
                 return Task { throw AuthenticationError.missingCredential }
             }
+            if unlessItFailed, let failed = state.failedRefresh, failed.generation == state.generation {
+                let error = failed.error
+                return Task { throw error }
+            }
             let span = window.interval.isNaN ? 0 : min(max(window.interval, 0), 1e9)
             state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(span * 1e9)) }
             guard state.refreshTimes.count < window.maximumAttempts else {
+                // Recorded as a failed refresh, as in Alamofire: a later 401 fails with it too.
+                state.failedRefresh = (state.generation, AuthenticationError.excessiveRefresh)
                 return Task { throw AuthenticationError.excessiveRefresh }
             }
             state.refreshTimes.append(now)

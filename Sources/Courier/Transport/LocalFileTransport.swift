@@ -9,10 +9,22 @@ import FoundationNetworking
 /// `Content-Type` from its extension. AsyncHTTPClient has no file scheme, and a request handed
 /// to it would fail.
 ///
-/// Only the caller's own URL (or an adapter's) may be a file: a redirect's `Location` is held to
-/// `http` and `https`, so no server can make a client read its disk. `GET` and `HEAD` only; any
-/// other method, or a body, fails with `URLError(.unsupportedURL)`.
+/// Only the caller's own URL (or an adapter's) may be a file, and only while
+/// `Session.Configuration.allowsFileURLs` is on: a redirect's `Location` (and a redirect
+/// handler's answer) is held to `http` and `https`, so no server can make a client read its
+/// disk. Regular files on this machine only: a FIFO or a device fails with
+/// `URLError(.cannotOpenFile)`, another host with ``CourierError/Kind/invalidURL``. `GET` and
+/// `HEAD` only; any other method, or a body, fails with `URLError(.unsupportedURL)`.
 struct LocalFileTransport: Transport {
+    /// Throws the ``CourierError`` for a file URL Courier will not read: one without a path, or
+    /// naming another host (`file://server/share`, which Foundation would read as a local path).
+    static func check(_ url: URL) throws(CourierError) {
+        guard !url.path.isEmpty else { throw .invalidURL(url.absoluteString, reason: "the file URL has no path") }
+        if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
+            throw .invalidURL(url.absoluteString, reason: "a file URL must name this machine, not \"\(host)\"")
+        }
+    }
+
     func makeTask(
         for request: URLRequest,
         body: RequestBody?,
@@ -45,12 +57,22 @@ final class LocalFileTask: TransportTask, @unchecked Sendable {
     private let url: URL?
     private let method: String
     private let hasBody: Bool
+    /// What every file task's queue targets: reads are short, but many files at once must not
+    /// each take a thread of their own.
+    private static let sharedQueue = DispatchQueue(
+        label: "Courier.LocalFileTask.shared",
+        qos: .utility,
+        attributes: .concurrent
+    )
+
     private let state = Protected((phase: Phase.idle, isReading: false))
-    private let queue = DispatchQueue(label: "Courier.LocalFileTask")
+    private let queue = DispatchQueue(label: "Courier.LocalFileTask", target: LocalFileTask.sharedQueue)
     private let startDate = Date()
     /// Released once the completion is sent.
     private var eventHandler: (any TransportEventHandler)?
     private var handle: FileHandle?
+    /// The file's size when it was opened: no more is read, so the body matches its `Content-Length`.
+    private var length: Int64 = 0
     private var bytesRead: Int64 = 0
     private var timeToFirstByte: TimeInterval?
 
@@ -115,7 +137,8 @@ final class LocalFileTask: TransportTask, @unchecked Sendable {
             guard goesOn else { return }
             let chunk: Data
             do {
-                chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+                let wanted = Int(min(Int64(Self.chunkSize), length - bytesRead))
+                chunk = wanted > 0 ? try handle.read(upToCount: wanted) ?? Data() : Data()
             } catch {
                 complete(URLError(.cannotOpenFile, userInfo: [NSUnderlyingErrorKey: error]))
                 return
@@ -135,22 +158,32 @@ final class LocalFileTask: TransportTask, @unchecked Sendable {
         guard let url, url.isFileURL, method == "GET" || method == "HEAD", !hasBody else {
             throw URLError(.unsupportedURL)
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw URLError(.fileDoesNotExist)
+        // What a symbolic link names, as URLSession reads it (the attributes of a link are its own).
+        let file = url.resolvingSymlinksInPath()
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        } catch {
+            throw URLError(.fileDoesNotExist, userInfo: [NSUnderlyingErrorKey: error])
         }
-        guard !isDirectory.boolValue else { throw URLError(.fileIsDirectory) }
+        let type = attributes[.type] as? FileAttributeType
+        if type == .typeDirectory { throw URLError(.fileIsDirectory) }
+        // Only a regular file: opening a FIFO blocks until a writer comes, and a device such as
+        // `/dev/zero` never ends.
+        guard type == .typeRegular, let size = (attributes[.size] as? NSNumber)?.int64Value else {
+            throw URLError(.cannotOpenFile)
+        }
         let opened: FileHandle
         do {
-            opened = try FileHandle(forReadingFrom: url)
+            opened = try FileHandle(forReadingFrom: file)
         } catch {
-            throw URLError(.noPermissionsToReadFile, userInfo: [NSUnderlyingErrorKey: error])
+            throw URLError(.cannotOpenFile, userInfo: [NSUnderlyingErrorKey: error])
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
-        var fields: [(name: String, value: String)] = [
-            ("Content-Type", MultipartFormData.mimeType(forPathExtension: url.pathExtension))
+        let fields: [(name: String, value: String)] = [
+            ("Content-Type", MultipartFormData.mimeType(forPathExtension: url.pathExtension)),
+            ("Content-Length", String(size)),
         ]
-        if let size { fields.append(("Content-Length", String(size))) }
+        length = size
         handle = opened
         let head = ResponseHead(url: url, statusCode: 200, httpVersion: nil, headerFields: fields)
         eventHandler?.transportTask(self, didReceive: head)

@@ -95,12 +95,14 @@ public struct RequestHead: Sendable {
         source?.addHeaders(added, replacing: replacing)
     }
 
-    /// Sets header `name` to `value`, or removes it when `value` is `nil`.
+    /// Drops the in-memory body and body stream, if any.
     mutating func removeBody() {
         guard source?.httpBody != nil || source?.httpBodyStream != nil else { return }
         source?.httpBody = nil
         source?.httpBodyStream = nil
     }
+
+    /// Sets header `name` to `value`, or removes it when `value` is `nil`.
 
     mutating func setHeader(_ value: String?, for name: String) {
         headers[name] = value

@@ -86,6 +86,59 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aRedirectHandlerCannotLeadToAFileEither(transport: TransportKind) async throws {
+        try await withFolder { folder in
+            let file = folder.appendingPathComponent("secret.txt")
+            try Data("secret".utf8).write(to: file)
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let result = await session.request(server.url("/redirect/1"))
+                    .redirect(using: .modify { _, _, _ in URLRequest(url: file) })
+                    .serializingData().result
+                #expect(result.failure?.kind == .invalidURL, "\(result)")
+                #expect(result.failure?.invalidURLReason?.contains("scheme") == true)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func fileURLsCanBeRefusedAndOnlyNameThisMachine(transport: TransportKind) async throws {
+        try await withFolder { folder in
+            let file = folder.appendingPathComponent("notes.txt")
+            try Data("notes".utf8).write(to: file)
+            let refusing = transport.makeSession { $0.allowsFileURLs = false }
+            let refused = await refusing.request(file).serializingData().result
+            #expect(refused.failure?.kind == .invalidURL)
+            await refusing.invalidate()
+
+            let session = transport.makeSession()
+            let remote = await session.request("file://fileserver\(file.path)").serializingData().result
+            #expect(remote.failure?.kind == .invalidURL)
+            let local = await session.request("file://localhost\(file.path)").serializingData().result
+            #expect((try? local.get()) == Data("notes".utf8))
+            // A link to a file reads the file, as URLSession does.
+            let link = folder.appendingPathComponent("link.txt")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+            let linked = await session.request(link).serializingData().result
+            #expect((try? linked.get()) == Data("notes".utf8))
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFIFOIsRefusedRatherThanWaitedOn(transport: TransportKind) async throws {
+        try await withFolder { folder in
+            let fifo = folder.appendingPathComponent("pipe")
+            try #require(mkfifo(fifo.path, 0o600) == 0)
+            let session = transport.makeSession()
+            let result = await value(within: 30) { await session.request(fifo).serializingData().result }
+            #expect(result?.failure?.urlError?.code == .cannotOpenFile)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aServerCannotRedirectToAFile(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
