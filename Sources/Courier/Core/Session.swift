@@ -583,7 +583,7 @@ public final class Session: RequestDelegate, Sendable {
     /// requests they serve skip the adaptation `Task` and its thread hop.
     static func adapts(_ adapter: any RequestAdapter) -> Bool {
         switch adapter {
-        case is Retrier, is RetryPolicy, is ConnectionLostRetryPolicy: return false
+        case is Retrier, is RetryPolicy, is ConnectionLostRetryPolicy, is OfflineRetrier: return false
         case let composite as Interceptor: return composite.adapters.contains { adapts($0) }
         default: return true
         }

@@ -1,0 +1,124 @@
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Alamofire 5.11's `OfflineRetrier`: an offline failure waits for connectivity, at most
+/// `maximumWait`, then retries.
+@Suite struct OfflineRetrierTests {
+    /// A trigger the test fires, which says when someone starts waiting on it.
+    final class SignallingTrigger: RetryTrigger {
+        private let handlers = TestLock<[UUID: @Sendable (RetryTriggerEvent) -> Void]>([:])
+        let observed: AsyncStream<Void>
+        private let observedContinuation: AsyncStream<Void>.Continuation
+
+        init() {
+            (observed, observedContinuation) = AsyncStream<Void>.makeStream()
+        }
+
+        var observerCount: Int { handlers.withLock { $0.count } }
+
+        func observe(_ handler: @escaping @Sendable (RetryTriggerEvent) -> Void) -> RetryTriggerObservation {
+            let id = UUID()
+            handlers.withLock { $0[id] = handler }
+            observedContinuation.yield()
+            return RetryTriggerObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+        }
+
+        func fire() {
+            handlers.withLock { Array($0.values) }.forEach { $0(.all) }
+        }
+    }
+
+    /// The connection reset counts as "offline" here: a test cannot unplug the machine.
+    private static let resetIsOffline: @Sendable (any Error) -> Bool = {
+        ($0 as? CourierError)?.kind == .transportFailed
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anOfflineFailureRetriesWhenConnectivityReturns(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let trigger = SignallingTrigger()
+            let retrier = OfflineRetrier(
+                trigger: trigger,
+                maximumWait: .seconds(60),
+                isOfflineError: Self.resetIsOffline
+            )
+            let session = transport.makeSession(interceptor: retrier)
+            let key = UUID().uuidString
+            let request = session.request(server.url("/fault/flaky/\(key)?times=1&fault=reset"))
+            let response = Task { await request.validate().serializingData().response }
+            let began = await value(within: 30) { await trigger.observed.first { _ in true } != nil }
+            #expect(began == true, "the retrier waits on the trigger")
+            trigger.fire()
+            let result = await response.value
+            #expect(result.result.failure == nil, "\(result)")
+            #expect(request.retryCount == 1)
+            #expect(server.attempts(forKey: key) == 2)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRequestStillOfflineAfterTheWaitFailsWithItsOwnError(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let trigger = SignallingTrigger()
+            let retrier = OfflineRetrier(
+                trigger: trigger,
+                maximumWait: .milliseconds(50),
+                isOfflineError: Self.resetIsOffline
+            )
+            let session = transport.makeSession(interceptor: retrier)
+            let key = UUID().uuidString
+            let result = await session.request(server.url("/fault/flaky/\(key)?times=1&fault=reset"))
+                .serializingData().result
+            #expect(result.failure?.kind == .transportFailed)
+            #expect(server.attempts(forKey: key) == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func otherFailuresAreLeftToTheNextRetrier(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let trigger = SignallingTrigger()
+            let session = transport.makeSession(interceptor: .offlineRetrier(trigger: trigger))
+            let result = await session.request(server.url("/status/503")).validate().serializingData().result
+            #expect(result.failure?.responseCode == 503)
+            #expect(trigger.observerCount == 0, "it never waited")
+            await session.invalidate()
+        }
+    }
+
+    @Test func theDefaultsAreAlamofires() {
+        #expect(OfflineRetrier.defaultWait == .seconds(5))
+        #expect(OfflineRetrier.defaultURLErrorOfflineCodes == [.notConnectedToInternet])
+        #expect(OfflineRetrier.defaultIsOfflineError(URLError(.notConnectedToInternet)))
+        #expect(OfflineRetrier.defaultIsOfflineError(CourierError.transportFailed(URLError(.notConnectedToInternet))))
+        #expect(!OfflineRetrier.defaultIsOfflineError(URLError(.timedOut)))
+    }
+
+    @Test func cancellingTheRequestEndsTheWait() async throws {
+        let trigger = SignallingTrigger()
+        let retrier = OfflineRetrier(trigger: trigger, maximumWait: .seconds(600), isOfflineError: { _ in true })
+        let session = Session(transport: URLSessionTransport())
+        let request = session.request("http://127.0.0.1:9/", shouldAutomaticallyResume: false)
+        let decision = Task { await retrier.retry(request, for: session, dueTo: .explicitlyCancelled) }
+        let began = await value(within: 30) { await trigger.observed.first { _ in true } != nil }
+        #expect(began == true)
+        decision.cancel()
+        let answer = await value(within: 30) { await decision.value }
+        guard case .doNotRetry? = answer else {
+            Issue.record("a cancelled wait does not retry: \(String(describing: answer))")
+            return
+        }
+        request.cancel()
+        await session.invalidate()
+    }
+}
