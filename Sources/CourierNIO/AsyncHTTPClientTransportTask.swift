@@ -524,9 +524,13 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             default: code = .unknown
             }
         case let error as NIOConnectionError:
-            // No address to try at all means the name did not resolve.
+            // No address to try at all means the name did not resolve; every address unreachable
+            // because the machine has no network is what Apple's URLSession calls offline.
             let unresolved = error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
-            code = unresolved ? .cannotFindHost : .cannotConnectToHost
+            let offline =
+                !error.connectionErrors.isEmpty
+                && error.connectionErrors.allSatisfy { ($0.error as? IOError)?.errnoCode == ENETUNREACH }
+            code = unresolved ? .cannotFindHost : offline ? .notConnectedToInternet : .cannotConnectToHost
         case let error as ChannelError:
             switch error {
             case .connectTimeout: code = .timedOut
@@ -535,6 +539,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             }
         case let error as IOError where error.errnoCode == ECONNREFUSED:
             code = .cannotConnectToHost
+        case let error as IOError where error.errnoCode == ENETUNREACH:
+            code = .notConnectedToInternet
         case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
             code = .networkConnectionLost
         case let error as BodyPump.Failure:

@@ -446,10 +446,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             guard transfer.fileURL == nil, file.length > 0, let lastHead else { return false }
             // Worth resuming: the file holds the start of the body and the server takes ranges,
             // and the transfer broke off (not a body the request rejected).
-            // Stopped by the network, a timeout, the deadline, or the session going away: what
-            // arrived is worth keeping, as after a dropped connection.
+            // Stopped by the network, a timeout or the deadline: what arrived is worth keeping.
+            // (Not when the session goes away: its owner is shutting down and would never read
+            // the resume data, so the partial file would be left behind.)
             let interrupted =
-                requestError?.kind == .transportFailed || requestError?.kind == .sessionInvalidated
+                requestError?.kind == .transportFailed
                 || (requestError?.kind == .responseValidationFailed && transfer.disposition == .discard)
             guard transfer.producesResumeData || (interrupted && transfer.acceptsRanges) else { return false }
             var request = lastHead.urlRequest

@@ -13,9 +13,14 @@ import FoundationNetworking
 ///
 /// It waits for its ``RetryTrigger`` to fire: by default a ``NetworkMonitor``, which fires when
 /// a link comes up, an address or a default route is added (Linux), or the path becomes
-/// satisfied (Apple platforms). A request that is not offline (see ``isOfflineError``) is left
-/// to the next retrier; one still offline after `maximumWait` fails with its own error.
-/// Cancelling the request stops the wait.
+/// satisfied (Apple platforms); any event ends the wait. A request that is not offline (see
+/// ``isOfflineError``) is left to the next retrier; one whose wait runs out (`maximumWait`, for
+/// each failure) fails with its own error. As in Alamofire there is no retry limit: a request
+/// that fails offline again after an event waits again; ``Session/Configuration/requestDeadline``
+/// bounds it overall. Cancelling the request stops the wait.
+///
+/// Both transports report a machine without a network as `URLError(.notConnectedToInternet)`,
+/// the default's offline code, as Apple's URLSession does.
 ///
 /// Different from Alamofire's on purpose: Courier's monitor reports changes, so a request that
 /// fails offline while the network already looks up (a captive portal, say) waits for the next

@@ -565,6 +565,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
     /// |---|---|---|
     /// | `.unknown`, after the head | "transfer closed with N bytes remaining" | `.networkConnectionLost` |
     /// | `.badServerResponse`, no head | "Empty reply from server" | `.networkConnectionLost` |
+    /// | `.cannotConnectToHost` | "… Network is unreachable" (no network at all) | `.notConnectedToInternet` |
     /// | `.unknown`, no head | "SSL certificate problem: …" | `.serverCertificateUntrusted` |
     /// | `.unknown`, no head | other "SSL …" / "TLS …" failures | `.secureConnectionFailed` |
     static func codeApplesURLSessionReports(for error: URLError, afterResponse: Bool) -> URLError.Code? {
@@ -579,6 +580,8 @@ final class URLSessionTransportTask: TransportTask, Sendable {
             return .secureConnectionFailed
         case .badServerResponse where !afterResponse && message == "Empty reply from server":
             return .networkConnectionLost
+        case .cannotConnectToHost where message.hasSuffix("Network is unreachable"):
+            return .notConnectedToInternet
         default:
             return nil
         }

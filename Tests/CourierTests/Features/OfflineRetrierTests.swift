@@ -22,11 +22,15 @@ import FoundationNetworking
             (observed, observedContinuation) = AsyncStream<Void>.makeStream()
         }
 
-        var observerCount: Int { handlers.withLock { $0.count } }
+        private let observations = TestLock(0)
+
+        /// How many waits began, in all.
+        var observeCount: Int { observations.withLock { $0 } }
 
         func observe(_ handler: @escaping @Sendable (RetryTriggerEvent) -> Void) -> RetryTriggerObservation {
             let id = UUID()
             handlers.withLock { $0[id] = handler }
+            observations.withLock { $0 += 1 }
             observedContinuation.yield()
             return RetryTriggerObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
         }
@@ -61,6 +65,7 @@ import FoundationNetworking
             #expect(result.result.failure == nil, "\(result)")
             #expect(request.retryCount == 1)
             #expect(server.attempts(forKey: key) == 2)
+            #expect(trigger.observeCount == 1, "one wait, for the one offline failure")
             await session.invalidate()
         }
     }
@@ -80,6 +85,7 @@ import FoundationNetworking
                 .serializingData().result
             #expect(result.failure?.kind == .transportFailed)
             #expect(server.attempts(forKey: key) == 1)
+            #expect(trigger.observeCount == 1, "it waited, in vain")
             await session.invalidate()
         }
     }
@@ -91,7 +97,7 @@ import FoundationNetworking
             let session = transport.makeSession(interceptor: .offlineRetrier(trigger: trigger))
             let result = await session.request(server.url("/status/503")).validate().serializingData().result
             #expect(result.failure?.responseCode == 503)
-            #expect(trigger.observerCount == 0, "it never waited")
+            #expect(trigger.observeCount == 0, "it never waited")
             await session.invalidate()
         }
     }
