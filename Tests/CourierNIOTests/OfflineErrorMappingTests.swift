@@ -19,7 +19,9 @@ import Testing
     @Test func anUnreachableNetworkIsOfflineOverFoundationNetworking() {
         let curl = URLError(
             .cannotConnectToHost,
-            userInfo: [NSLocalizedDescriptionKey: "Failed to connect to 10.0.0.1 port 80 after 0 ms: Network is unreachable"]
+            userInfo: [
+                NSLocalizedDescriptionKey: "Failed to connect to 10.0.0.1 port 80 after 0 ms: Network is unreachable"
+            ]
         )
         let mapped = URLSessionTransportTask.codeApplesURLSessionReports(for: curl, afterResponse: false)
         #if canImport(FoundationNetworking)

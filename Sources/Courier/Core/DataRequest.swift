@@ -184,6 +184,10 @@ public class DataRequest: Request, @unchecked Sendable {
         retryOrFinish(error: validationError)
     }
 
+    override func finishSucceeded() {
+        checkSerializersThenFinish()
+    }
+
     // MARK: - Response handlers
 
     /// Calls `completionHandler` on `queue` with the raw outcome: the body, if any, or the error.
@@ -202,20 +206,25 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
+        let serialize: @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized = { outcome in
+            measuredSerialization {
+                try serializer.serialize(
+                    requestHead: outcome.request,
+                    head: outcome.head,
+                    data: outcome.data,
+                    error: outcome.error
+                )
+            }
+        }
+        let check = serializerCheck(serialize)
         // Weak: the handler sits in the request, and runs while the request is alive; a strong
         // hold would keep a request that is never started (and its session) alive for good.
         appendFinishHandler { [weak self] in
             guard let self else { return }
             serializationQueue.async { [self] in
                 let outcome = outcome()
-                let (result, duration) = measuredSerialization {
-                    try serializer.serialize(
-                        requestHead: outcome.request,
-                        head: outcome.head,
-                        data: outcome.data,
-                        error: outcome.error
-                    )
-                }
+                // Serialized already, before the request finished, for a retry decision.
+                let (result, duration) = check?.take(for: outcome) ?? serialize(outcome)
                 let dataResponse = DataResponse(
                     requestHead: outcome.request,
                     head: outcome.head,

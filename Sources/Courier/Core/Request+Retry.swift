@@ -11,7 +11,7 @@ extension Request {
     /// finishes or starts another attempt.
     func retryOrFinish(error: CourierError?) {
         guard let error else {
-            finish()
+            finishSucceeded()
             return
         }
         guard canRetry else {
@@ -52,7 +52,7 @@ extension Request {
     /// ``RetryTrigger`` or a success on the same origin starts it sooner. A delay that would end
     /// at or past ``Session/Configuration/requestDeadline`` fails the request with its last error
     /// instead, and so does a session that is gone.
-    private func retry(afterDelay delay: TimeInterval?, dueTo error: CourierError) {
+    func retry(afterDelay delay: TimeInterval?, dueTo error: CourierError) {
         // The clock, not the session: nothing in this frame holds the session while the request
         // finishes (see `retryOrFinish`).
         guard let clock = weakSession?.clock else {

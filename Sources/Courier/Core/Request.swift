@@ -67,6 +67,9 @@ public class Request: @unchecked Sendable {
         var machine = StateMachine()
         /// Interceptors added after the request was made (Alamofire 5.11's per-request modifiers).
         var addedInterceptors: [any RequestInterceptor] = []
+        /// Response handlers' serializers to run before the request finishes, for a retry
+        /// decision on their failures (data requests with a retrier; see `SerializerCheck`).
+        var serializerChecks: [any SerializerChecking] = []
         /// This request's own answer to "start with the first response handler?"; `nil` defers
         /// to the session's `startRequestsImmediately`.
         var shouldAutomaticallyResume: Bool?
@@ -554,6 +557,12 @@ public class Request: @unchecked Sendable {
     /// Whether another attempt could be made at all; `false` for a body that can be sent only once.
     var canRetry: Bool { true }
 
+    /// The last attempt succeeded (and passed validation): finishes the request. A data request
+    /// first offers its serializers' failures to the retriers.
+    func finishSucceeded() {
+        finish()
+    }
+
     // MARK: - Deadline
 
     /// Arms the deadline: `seconds` from now on `clock`, the request fails with
@@ -722,6 +731,7 @@ public class Request: @unchecked Sendable {
         state.hooks = RequestHooks()
         // They may hold the request: let go of them with the rest.
         state.addedInterceptors = []
+        state.serializerChecks = []
         return finishing
     }
 

@@ -589,6 +589,15 @@ public final class Session: RequestDelegate, Sendable {
         }
     }
 
+    /// Whether `interceptor` can decide a retry: anything but a lone adapter.
+    static func retries(_ interceptor: (any RequestInterceptor)?) -> Bool {
+        switch interceptor {
+        case nil, is Adapter: return false
+        case let composite as Interceptor: return !composite.retriers.isEmpty
+        default: return true
+        }
+    }
+
     /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
     func interceptor(for request: Request) -> (any RequestInterceptor)? {
         interceptor(combining: request.interceptor)

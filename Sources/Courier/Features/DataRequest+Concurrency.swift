@@ -118,10 +118,8 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
-        let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
-            [weak self] outcome in
-            let (result, duration) = measuredSerialization {
+        let serialize: @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized = { outcome in
+            measuredSerialization {
                 try serializer.serialize(
                     requestHead: outcome.request,
                     head: outcome.head,
@@ -129,6 +127,13 @@ extension DataRequest {
                     error: outcome.error
                 )
             }
+        }
+        let check = serializerCheck(serialize)
+        // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
+        let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
+            [weak self] outcome in
+            // Serialized already, before the request finished, for a retry decision.
+            let (result, duration) = check?.take(for: outcome) ?? serialize(outcome)
             let response = DataResponse(
                 requestHead: outcome.request,
                 head: outcome.head,

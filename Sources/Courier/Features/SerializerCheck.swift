@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A data request's response handler whose serializer runs before the request finishes, so that
+/// a failure can be offered to the retriers, as Alamofire offers every failing serializer's: a
+/// body that does not decode (an empty `500` nobody validated, say) can then be retried. The
+/// result is kept for the handler, which uses it rather than serializing again.
+///
+/// Made only when the request or its session has a retrier: without one, serializers run where
+/// they always do, after the request has finished.
+protocol SerializerChecking: AnyObject, Sendable {
+    /// Serializes `outcome`, keeps the result for the handler, and returns its failure, if any.
+    func check(_ outcome: DataRequest.Outcome) -> CourierError?
+    /// Replaces a kept failure with the retriers' refusal (`requestRetryFailed`).
+    func refuseRetry(_ error: CourierError)
+    /// Drops the kept result: the request is retried, and the next attempt serializes afresh.
+    func forget()
+}
+
+/// One handler's serializer and its kept result.
+final class SerializerCheck<Value: Sendable>: SerializerChecking {
+    typealias Serialized = (result: Result<Value, CourierError>, duration: TimeInterval)
+
+    private let serialize: @Sendable (DataRequest.Outcome) -> Serialized
+    private let kept = Protected<Serialized?>(nil)
+
+    init(_ serialize: @escaping @Sendable (DataRequest.Outcome) -> Serialized) {
+        self.serialize = serialize
+    }
+
+    func check(_ outcome: DataRequest.Outcome) -> CourierError? {
+        let serialized = serialize(outcome)
+        kept.withLock { $0 = serialized }
+        guard case .failure(let error) = serialized.result else { return nil }
+        return error
+    }
+
+    func refuseRetry(_ error: CourierError) {
+        kept.withLock { kept in
+            if let duration = kept?.duration { kept = (.failure(error), duration) }
+        }
+    }
+
+    func forget() {
+        kept.withLock { $0 = nil }
+    }
+
+    /// The kept result, for a request that finished without an error (a cancel after the check
+    /// must not be answered with a value), once; `nil` to serialize now.
+    func take(for outcome: DataRequest.Outcome) -> Serialized? {
+        guard outcome.error == nil else { return nil }
+        return kept.withLock { kept in
+            defer { kept = nil }
+            return kept
+        }
+    }
+}
+
+extension DataRequest {
+    /// A check for a handler's serializer, registered with the request, when a retrier could act
+    /// on its failure; `nil` (nothing to do) otherwise, or once the request has finished.
+    func serializerCheck<Value: Sendable>(
+        _ serialize: @escaping @Sendable (Outcome) -> SerializerCheck<Value>.Serialized
+    ) -> SerializerCheck<Value>? {
+        guard weakSession.map({ Session.retries($0.interceptor) }) == true || Session.retries(interceptor) else {
+            return nil
+        }
+        let check = SerializerCheck(serialize)
+        let isRegistered = mutableState.withLock { state -> Bool in
+            guard !state.machine.hasFinished else { return false }
+            state.serializerChecks.append(check)
+            return true
+        }
+        return isRegistered ? check : nil
+    }
+
+    /// The request succeeded: before it finishes, the serializers registered for a retry
+    /// decision run on the serialization queue, and the first failure that a retrier wants
+    /// retried starts the next attempt instead. A refusal with an error stays with that handler.
+    func checkSerializersThenFinish() {
+        let checks =
+            canRetry
+            ? mutableState.withLock { state -> [any SerializerChecking]? in
+                guard !state.serializerChecks.isEmpty, state.machine.awaitRetryDecision() else { return nil }
+                return state.serializerChecks
+            } : nil
+        guard let checks else {
+            finish()
+            return
+        }
+        serializationQueue.async { [self] in runSerializerChecks(checks, from: 0, outcome: outcome()) }
+    }
+
+    /// Runs `checks` from `index` on; asks the retriers about the first failure, and goes on
+    /// with the rest when they decline.
+    private func runSerializerChecks(_ checks: [any SerializerChecking], from index: Int, outcome: Outcome) {
+        for position in index..<checks.count {
+            guard !hasFinished else { return }
+            guard let failure = checks[position].check(outcome) else { continue }
+            guard let plan = weakSession?.retryPlan(for: self) else { break }
+            Session.decideRetry(of: self, by: plan.retrier, budget: plan.budget, dueTo: failure) { [self] result in
+                switch result {
+                case .retry, .retryWithDelay:
+                    checks.forEach { $0.forget() }
+                    retry(afterDelay: result.delay, dueTo: failure)
+                case .doNotRetry, .doNotRetryWithError:
+                    if case .doNotRetryWithError(let retryError) = result {
+                        checks[position].refuseRetry(
+                            .requestRetryFailed(retryError: retryError, originalError: failure)
+                        )
+                    }
+                    serializationQueue.async { [self] in
+                        runSerializerChecks(checks, from: position + 1, outcome: outcome)
+                    }
+                }
+            }
+            return
+        }
+        finish()
+    }
+}

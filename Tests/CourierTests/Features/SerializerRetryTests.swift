@@ -1,0 +1,129 @@
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A failing response serializer is offered to the retriers, as in Alamofire: each failing
+/// serializer gets its decision; a retry runs the request again; a refusal with an error stays
+/// with that handler.
+@Suite struct SerializerRetryTests {
+    struct Refused: Error {}
+
+    /// Fails unless the status is 200: a serializer that a 500 body cannot satisfy.
+    struct OnlyOK: ResponseSerializer {
+        func serialize(
+            request: URLRequest?,
+            response: HTTPURLResponse?,
+            data: Data?,
+            error: CourierError?
+        ) throws
+            -> Int
+        {
+            if let error { throw error }
+            guard response?.statusCode == 200 else { throw Refused() }
+            return data?.count ?? 0
+        }
+    }
+
+    /// Declines every retry and counts the questions.
+    final class CountingRetrier: RequestRetrier {
+        let asked = TestLock<[CourierError]>([])
+        let answer: @Sendable () -> RetryResult
+
+        init(answer: @escaping @Sendable () -> RetryResult = { .doNotRetry }) {
+            self.answer = answer
+        }
+
+        func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+            asked.withLock { $0.append(error) }
+            return answer()
+        }
+    }
+
+    private func response<Value: Sendable>(
+        of request: DataRequest,
+        using serializer: some DataResponseSerializerProtocol<Value>
+    ) async -> DataResponse<Value, CourierError>? {
+        await value(within: 30) {
+            await withCheckedContinuation { continuation in
+                request.response(responseSerializer: serializer) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aSerializerFailureIsRetriedWhenTheRetrierSaysSo(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: .retryPolicy(exponentialBackoffScale: 0.01))
+            let key = UUID().uuidString
+            let request = session.request(server.url("/fault/flaky/\(key)?times=1&status=500"))
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.value != nil, "the 500 was retried: \(handled)")
+            #expect(server.attempts(forKey: key) == 2)
+            #expect(request.retryCount == 1)
+
+            // The awaited form too.
+            let awaitedKey = UUID().uuidString
+            let awaited = session.request(server.url("/fault/flaky/\(awaitedKey)?times=1&status=500"))
+            let value = await awaited.serializingResponse(using: OnlyOK()).result
+            #expect((try? value.get()) != nil)
+            #expect(server.attempts(forKey: awaitedKey) == 2)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func withoutARetrierASerializerFailureIsJustTheHandlersResult(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let key = UUID().uuidString
+            let request = session.request(server.url("/fault/flaky/\(key)?times=1&status=500"))
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.error?.underlyingError is Refused)
+            #expect(server.attempts(forKey: key) == 1)
+            #expect(request.error == nil, "a serializer's failure is its handler's, not the request's")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func everyFailingSerializerIsAskedAndARefusalStaysWithItsHandler(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let retrier = CountingRetrier { .doNotRetryWithError(Refused()) }
+            let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+            // All three handlers are in place before the request starts.
+            let request = session.request(server.url("/status/500"), shouldAutomaticallyResume: false)
+            let (results, continuation) = AsyncStream<(String, CourierError?)>.makeStream()
+            request.response(responseSerializer: OnlyOK()) { continuation.yield(("first", $0.error)) }
+            request.response(responseSerializer: OnlyOK()) { continuation.yield(("second", $0.error)) }
+            request.response(responseSerializer: DataResponseSerializer(emptyResponseCodes: [500])) {
+                continuation.yield(("raw", $0.error))
+            }
+            request.resume()
+            let errors = await value(within: 30) { () -> [String: CourierError?] in
+                var errors: [String: CourierError?] = [:]
+                for await (name, error) in results {
+                    errors[name] = error
+                    if errors.count == 3 { break }
+                }
+                return errors
+            }
+            let handled = try #require(errors)
+            #expect(retrier.asked.withLock { $0.count } == 2, "each failing serializer gets its decision")
+            #expect(handled["first"]??.kind == .requestRetryFailed)
+            #expect(handled["second"]??.kind == .requestRetryFailed)
+            #expect(
+                handled.keys.contains("raw") && handled["raw"]?.map(\.kind) == nil,
+                "the refusal is the failing handlers' alone"
+            )
+            #expect(request.retryCount == 0)
+            await session.invalidate()
+        }
+    }
+}
