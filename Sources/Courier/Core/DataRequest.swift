@@ -206,16 +206,7 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
-        let serialize: @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized = { outcome in
-            measuredSerialization {
-                try serializer.serialize(
-                    requestHead: outcome.request,
-                    head: outcome.head,
-                    data: outcome.data,
-                    error: outcome.error
-                )
-            }
-        }
+        let serialize = Self.serializing(with: serializer)
         let check = serializerCheck(serialize)
         // Weak: the handler sits in the request, and runs while the request is alive; a strong
         // hold would keep a request that is never started (and its session) alive for good.

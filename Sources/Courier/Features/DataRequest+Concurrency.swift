@@ -118,16 +118,7 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        let serialize: @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized = { outcome in
-            measuredSerialization {
-                try serializer.serialize(
-                    requestHead: outcome.request,
-                    head: outcome.head,
-                    data: outcome.data,
-                    error: outcome.error
-                )
-            }
-        }
+        let serialize = Self.serializing(with: serializer)
         let check = serializerCheck(serialize)
         // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
         let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {

@@ -60,6 +60,23 @@ final class SerializerCheck<Value: Sendable>: SerializerChecking {
 }
 
 extension DataRequest {
+    /// `serializer` run on a request's outcome, timed: what a response handler does, and what
+    /// its ``SerializerCheck`` does before the request finishes.
+    static func serializing<Serializer: DataResponseSerializerProtocol>(
+        with serializer: Serializer
+    ) -> @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized {
+        { outcome in
+            measuredSerialization {
+                try serializer.serialize(
+                    requestHead: outcome.request,
+                    head: outcome.head,
+                    data: outcome.data,
+                    error: outcome.error
+                )
+            }
+        }
+    }
+
     /// A check for a handler's serializer, registered with the request, when a retrier could act
     /// on its failure; `nil` (nothing to do) otherwise, or once the request has finished.
     func serializerCheck<Value: Sendable>(
