@@ -52,23 +52,31 @@ extension Request {
     /// ``RetryTrigger`` or a success on the same origin starts it sooner. A delay that would end
     /// at or past ``Session/Configuration/requestDeadline`` fails the request with its last error
     /// instead, and so does a session that is gone.
-    func retry(afterDelay delay: TimeInterval?, dueTo error: CourierError) {
+    ///
+    /// `otherwise` replaces that failure when the retry cannot happen: a serializer's failure is
+    /// its handler's, not the request's (see `SerializerCheck`).
+    func retry(
+        afterDelay delay: TimeInterval?,
+        dueTo error: CourierError,
+        otherwise giveUp: (@Sendable () -> Void)? = nil
+    ) {
+        let giveUp = giveUp ?? { [self] in _ = finish(error: error) }
         // The clock, not the session: nothing in this frame holds the session while the request
         // finishes (see `retryOrFinish`).
         guard let clock = weakSession?.clock else {
-            finish(error: error)
+            giveUp()
             return
         }
         let (deadline, retryCount) = mutableState.withLock { ($0.machine.deadline, $0.retryCount) }
         let now = clock.now()
         switch RetrySchedule.decide(delay: delay, now: now, deadline: deadline) {
         case .pastDeadline:
-            finish(error: error)
+            giveUp()
         case .retryNow:
             retryNow(endingWaitFor: retryCount)
         case .wait(let due, let seconds):
             guard let isRecorded = weakSession?.recordRetryWait(of: self, retryCount: retryCount, due: due) else {
-                finish(error: error)
+                giveUp()
                 return
             }
             guard isRecorded else { return }  // Finished meanwhile.
@@ -102,8 +110,11 @@ extension Request {
     /// started this one). The previous attempt's response, body and error are cleared; its
     /// metrics stay. A delay still running is cancelled: nothing waits out a long delay in vain.
     private func prepareForRetry(afterRetryCount retryCount: Int) -> Bool {
-        let (proceed, wait) = mutableState.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard state.retryCount == retryCount, state.machine.retry() == .startAttempt else { return (false, nil) }
+        let (proceed, wait, checks) = mutableState.withLock {
+            state -> (Bool, Task<Void, Never>?, [any SerializerChecking]) in
+            guard state.retryCount == retryCount, state.machine.retry() == .startAttempt else {
+                return (false, nil, [])
+            }
             defer { state.retryWait = nil }
             state.retryCount += 1
             state.error = nil
@@ -115,9 +126,11 @@ extension Request {
             state.bytesExpectedToSend = -1
             state.downloadReporter.reset()
             state.uploadReporter.reset()
-            return (true, state.retryWait)
+            return (true, state.retryWait, state.serializerChecks)
         }
         wait?.cancel()
+        // What the serializers made of the last attempt is stale now.
+        checks.forEach { $0.forget() }
         if proceed { eventMonitor?.requestIsRetrying(self) }
         return proceed
     }

@@ -170,6 +170,9 @@ public class Request: @unchecked Sendable {
     }
     /// The interceptor given when the request was made.
     private let creationInterceptor: (any RequestInterceptor)?
+    /// Whether the request, or its session, had a retrier when it was made: then its response
+    /// serializers run before it finishes, so that a retrier can act on their failures.
+    let mayRetrySerializerFailures: Bool
     /// The session that made the request; `nil` once the session is gone.
     public var delegate: (any RequestDelegate)? { weakSession }
     /// The session, for as long as it exists: a suspended request lets go of its strong hold.
@@ -194,6 +197,7 @@ public class Request: @unchecked Sendable {
         self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
         self.creationInterceptor = interceptor
+        self.mayRetrySerializerFailures = Session.retries(interceptor) || Session.retries(session.interceptor)
         self.weakSession = session
         // Made with its session in one expression: a local variable set and then handed over was
         // copied and destroyed on the way (about 2,000 instructions). A subclass whose own state
@@ -561,6 +565,24 @@ public class Request: @unchecked Sendable {
     /// first offers its serializers' failures to the retriers.
     func finishSucceeded() {
         finish()
+    }
+
+    /// Finishes the request without an error, in one look at the state, unless `diversion`
+    /// (run under the lock) claims the finish by returning a value, which is returned; `nil`
+    /// once finished (or if it had finished already).
+    func finishWithoutError<Diverted>(unless diversion: (inout MutableState) -> Diverted?) -> Diverted? {
+        var diverted: Diverted?
+        guard
+            let finishing = mutableState.withLock({ state -> Finishing? in
+                if let claimed = diversion(&state) {
+                    diverted = claimed
+                    return nil
+                }
+                return Self.takeFinishHandlers(&state, error: nil)
+            })
+        else { return diverted }
+        complete(consume finishing, stopsWork: false, isCancellation: false)
+        return nil
     }
 
     // MARK: - Deadline

@@ -589,11 +589,14 @@ public final class Session: RequestDelegate, Sendable {
         }
     }
 
-    /// Whether `interceptor` can decide a retry: anything but a lone adapter.
+    /// Whether `interceptor` can decide a retry: anything but adapters alone.
     static func retries(_ interceptor: (any RequestInterceptor)?) -> Bool {
         switch interceptor {
-        case nil, is Adapter: return false
-        case let composite as Interceptor: return !composite.retriers.isEmpty
+        case nil, is Adapter, is DeflateRequestCompressor: return false
+        case let composite as Interceptor:
+            return composite.retriers.contains {
+                retries($0 as? any RequestInterceptor) || !($0 is any RequestInterceptor)
+            }
         default: return true
         }
     }

@@ -9,8 +9,12 @@ import FoundationNetworking
 /// body that does not decode (an empty `500` nobody validated, say) can then be retried. The
 /// result is kept for the handler, which uses it rather than serializing again.
 ///
-/// Made only when the request or its session has a retrier: without one, serializers run where
-/// they always do, after the request has finished.
+/// Made only when the request or its session had a retrier when the request was made (one added
+/// later with `retry(using:)` sees the request's failures, not its serializers'): without one,
+/// serializers run where they always do, after the request has finished, and an awaited
+/// `serializing…` call serializes in the awaiting task. With one, serializers run on the
+/// request's serialization queue before it finishes. `didParseResponse` reports the result a
+/// handler receives, not a parse that led to a retry.
 protocol SerializerChecking: AnyObject, Sendable {
     /// Serializes `outcome`, keeps the result for the handler, and returns its failure, if any.
     func check(_ outcome: DataRequest.Outcome) -> CourierError?
@@ -51,11 +55,11 @@ final class SerializerCheck<Value: Sendable>: SerializerChecking {
     /// The kept result, for a request that finished without an error (a cancel after the check
     /// must not be answered with a value), once; `nil` to serialize now.
     func take(for outcome: DataRequest.Outcome) -> Serialized? {
-        guard outcome.error == nil else { return nil }
-        return kept.withLock { kept in
+        let taken = kept.withLock { kept in
             defer { kept = nil }
             return kept
         }
+        return outcome.error == nil ? taken : nil
     }
 }
 
@@ -82,9 +86,8 @@ extension DataRequest {
     func serializerCheck<Value: Sendable>(
         _ serialize: @escaping @Sendable (Outcome) -> SerializerCheck<Value>.Serialized
     ) -> SerializerCheck<Value>? {
-        guard weakSession.map({ Session.retries($0.interceptor) }) == true || Session.retries(interceptor) else {
-            return nil
-        }
+        // Decided when the request was made, without a lock: the hot path (no retrier) pays nothing.
+        guard mayRetrySerializerFailures else { return nil }
         let check = SerializerCheck(serialize)
         let isRegistered = mutableState.withLock { state -> Bool in
             guard !state.machine.hasFinished else { return false }
@@ -98,16 +101,13 @@ extension DataRequest {
     /// decision run on the serialization queue, and the first failure that a retrier wants
     /// retried starts the next attempt instead. A refusal with an error stays with that handler.
     func checkSerializersThenFinish() {
-        let checks =
-            canRetry
-            ? mutableState.withLock { state -> [any SerializerChecking]? in
-                guard !state.serializerChecks.isEmpty, state.machine.awaitRetryDecision() else { return nil }
-                return state.serializerChecks
-            } : nil
-        guard let checks else {
-            finish()
-            return
+        let canRetry = self.canRetry
+        // One look at the state: finished at once, or held for the checks.
+        let checks = finishWithoutError { state -> [any SerializerChecking]? in
+            guard canRetry, !state.serializerChecks.isEmpty, state.machine.awaitRetryDecision() else { return nil }
+            return state.serializerChecks
         }
+        guard let checks else { return }
         serializationQueue.async { [self] in runSerializerChecks(checks, from: 0, outcome: outcome()) }
     }
 
@@ -119,19 +119,23 @@ extension DataRequest {
             guard let failure = checks[position].check(outcome) else { continue }
             guard let plan = weakSession?.retryPlan(for: self) else { break }
             Session.decideRetry(of: self, by: plan.retrier, budget: plan.budget, dueTo: failure) { [self] result in
+                let goOn: @Sendable () -> Void = { [self] in
+                    serializationQueue.async { [self] in
+                        runSerializerChecks(checks, from: position + 1, outcome: outcome)
+                    }
+                }
                 switch result {
                 case .retry, .retryWithDelay:
-                    checks.forEach { $0.forget() }
-                    retry(afterDelay: result.delay, dueTo: failure)
+                    // Kept results are dropped when the next attempt starts (`prepareForRetry`);
+                    // a retry that cannot happen (past the deadline) goes on as a refusal would.
+                    retry(afterDelay: result.delay, dueTo: failure, otherwise: goOn)
                 case .doNotRetry, .doNotRetryWithError:
                     if case .doNotRetryWithError(let retryError) = result {
                         checks[position].refuseRetry(
                             .requestRetryFailed(retryError: retryError, originalError: failure)
                         )
                     }
-                    serializationQueue.async { [self] in
-                        runSerializerChecks(checks, from: position + 1, outcome: outcome)
-                    }
+                    goOn()
                 }
             }
             return

@@ -79,6 +79,38 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aRetryPastTheDeadlineLeavesTheOtherHandlersAlone(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // The retrier wants a retry in 600 s; the deadline (60 s) rules it out at once.
+            let session = transport.makeSession(
+                { $0.requestDeadline = 60 },
+                interceptor: Retrier { _, _, _ in .retryWithDelay(600) }
+            )
+            let request = session.request(server.url("/status/500"), shouldAutomaticallyResume: false)
+            let (results, continuation) = AsyncStream<(String, CourierError?)>.makeStream()
+            request.response(responseSerializer: OnlyOK()) { continuation.yield(("strict", $0.error)) }
+            request.response(responseSerializer: DataResponseSerializer(emptyResponseCodes: [500])) {
+                continuation.yield(("raw", $0.error))
+            }
+            request.resume()
+            let errors = await value(within: 30) { () -> [String: CourierError?] in
+                var errors: [String: CourierError?] = [:]
+                for await (name, error) in results {
+                    errors[name] = error
+                    if errors.count == 2 { break }
+                }
+                return errors
+            }
+            let handled = try #require(errors)
+            #expect(handled["strict"]??.underlyingError is Refused)
+            #expect(handled.keys.contains("raw") && handled["raw"]?.map(\.kind) == nil, "not the strict one's failure")
+            #expect(request.error == nil)
+            #expect(request.retryCount == 0)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func withoutARetrierASerializerFailureIsJustTheHandlersResult(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
