@@ -206,8 +206,7 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, CourierError>) -> Void
     ) -> Self {
-        let serialize = Self.serializing(with: serializer)
-        let check = serializerCheck(serialize)
+        let check = serializerCheck(for: serializer)
         // Weak: the handler sits in the request, and runs while the request is alive; a strong
         // hold would keep a request that is never started (and its session) alive for good.
         appendFinishHandler { [weak self] in
@@ -215,7 +214,7 @@ public class DataRequest: Request, @unchecked Sendable {
             serializationQueue.async { [self] in
                 let outcome = outcome()
                 // Serialized already, before the request finished, for a retry decision.
-                let (result, duration) = check?.take(for: outcome) ?? serialize(outcome)
+                let (result, duration) = check?.take(for: outcome) ?? Self.serialize(outcome, with: serializer)
                 let dataResponse = DataResponse(
                     requestHead: outcome.request,
                     head: outcome.head,

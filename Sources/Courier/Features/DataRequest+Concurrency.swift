@@ -118,13 +118,12 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        let serialize = Self.serializing(with: serializer)
-        let check = serializerCheck(serialize)
+        let check = serializerCheck(for: serializer)
         // Weak: the outcome is held by the request's finish handler; see `response(queue:…)`.
         let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
             [weak self] outcome in
             // Serialized already, before the request finished, for a retry decision.
-            let (result, duration) = check?.take(for: outcome) ?? serialize(outcome)
+            let (result, duration) = check?.take(for: outcome) ?? Self.serialize(outcome, with: serializer)
             let response = DataResponse(
                 requestHead: outcome.request,
                 head: outcome.head,

@@ -66,29 +66,29 @@ final class SerializerCheck<Value: Sendable>: SerializerChecking {
 extension DataRequest {
     /// `serializer` run on a request's outcome, timed: what a response handler does, and what
     /// its ``SerializerCheck`` does before the request finishes.
-    static func serializing<Serializer: DataResponseSerializerProtocol>(
+    static func serialize<Serializer: DataResponseSerializerProtocol>(
+        _ outcome: Outcome,
         with serializer: Serializer
-    ) -> @Sendable (Outcome) -> SerializerCheck<Serializer.SerializedObject>.Serialized {
-        { outcome in
-            measuredSerialization {
-                try serializer.serialize(
-                    requestHead: outcome.request,
-                    head: outcome.head,
-                    data: outcome.data,
-                    error: outcome.error
-                )
-            }
+    ) -> SerializerCheck<Serializer.SerializedObject>.Serialized {
+        measuredSerialization {
+            try serializer.serialize(
+                requestHead: outcome.request,
+                head: outcome.head,
+                data: outcome.data,
+                error: outcome.error
+            )
         }
     }
 
     /// A check for a handler's serializer, registered with the request, when a retrier could act
     /// on its failure; `nil` (nothing to do) otherwise, or once the request has finished.
-    func serializerCheck<Value: Sendable>(
-        _ serialize: @escaping @Sendable (Outcome) -> SerializerCheck<Value>.Serialized
-    ) -> SerializerCheck<Value>? {
-        // Decided when the request was made, without a lock: the hot path (no retrier) pays nothing.
+    func serializerCheck<Serializer: DataResponseSerializerProtocol>(
+        for serializer: Serializer
+    ) -> SerializerCheck<Serializer.SerializedObject>? {
+        // Decided when the request was made, without a lock or an allocation: the hot path (no
+        // retrier) pays nothing.
         guard mayRetrySerializerFailures else { return nil }
-        let check = SerializerCheck(serialize)
+        let check = SerializerCheck { Self.serialize($0, with: serializer) }
         let isRegistered = mutableState.withLock { state -> Bool in
             guard !state.machine.hasFinished else { return false }
             state.serializerChecks.append(check)
