@@ -100,6 +100,7 @@ let package = Package(
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -208,7 +208,8 @@ public final class Session: RequestDelegate, Sendable {
                 CachingTransport(
                     base: transport,
                     cache: $0,
-                    defaultMode: $0 === urlSessionTransport?.httpCache ? urlSessionTransport?.defaultCacheMode : nil
+                    defaultMode: $0 === urlSessionTransport?.httpCache ? urlSessionTransport?.defaultCacheMode : nil,
+                    cookies: configuration.cookieStorage
                 )
             } ?? transport
         self.interceptor = interceptor

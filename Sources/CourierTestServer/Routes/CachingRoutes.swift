@@ -21,7 +21,8 @@ enum CachingRoutes {
             // Not httpbin's: a response with the caching headers the query names, counting the
             // requests that reach it (`TestServer.attempts(forKey:)`), for clients' caches. An
             // `X-Test-ETag` request header stands for a changed resource: it replaces `etag`
-            // without changing the URL the cache keys on.
+            // without changing the URL the cache keys on. In `set-cookie`, `{hit}` is replaced by
+            // the request's count, so that each response sets a cookie of its own.
             Route("/cached/:key", methods: Routes.anyMethod) { request, state in
                 let key = request.parameters["key"] ?? ""
                 let hit = state.recordAttempt(forKey: key)
@@ -31,7 +32,9 @@ enum CachingRoutes {
                 }
                 if let vary = request.queryValue("vary") { headers.append(("Vary", vary)) }
                 if let age = request.queryValue("age") { headers.append(("Age", age)) }
-                if let cookie = request.queryValue("set-cookie") { headers.append(("Set-Cookie", cookie)) }
+                if let cookie = request.queryValue("set-cookie") {
+                    headers.append(("Set-Cookie", cookie.replacingOccurrences(of: "{hit}", with: "\(hit)")))
+                }
                 let failAfter = request.queryValue("fail-after").flatMap { Int($0) }
                 if let failAfter, hit > failAfter {
                     return .respond(ServerResponse(status: .serviceUnavailable, headers: headers))

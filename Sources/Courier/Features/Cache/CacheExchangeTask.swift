@@ -14,9 +14,17 @@ import FoundationNetworking
 /// ``resume()``; ``suspend()`` pauses between chunks, and
 /// ``cancel()`` completes it with `URLError(.cancelled)` once. A network answer goes through
 /// to the request, its body written to the store on the way when the rules allow it.
+///
+/// With a store that reads and writes files (the disk store), the exchange has a serial queue of
+/// its own: the lookup runs there once resumed, and so does every network event, in order,
+/// so that no file is touched on the transport's thread (an event loop serves many
+/// connections). Bodies queued there are bounded: past ``maximumQueuedBytes`` the network task
+/// is suspended until the disk has caught up.
 final class CacheExchangeTask: TransportTask, TransportEventHandler {
     /// What the exchange does.
     enum Plan {
+        /// Not known yet: the store is looked up when the exchange is resumed.
+        case lookingUp
         /// Answer from the store, without the network.
         case play(HTTPCachedResponse)
         /// Answer `504 Gateway Timeout` without the network (`only-if-cached`, nothing stored).
@@ -48,6 +56,21 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     private struct State {
         var plan: Plan
         var network: (any TransportTask)?
+        /// Makes a network task for the request as the caller made it (without the cache's own
+        /// conditions), reporting to this exchange: for a `304` that does not match what is stored.
+        var resend: (@Sendable (CacheExchangeTask) -> any TransportTask)?
+        /// The lookup still to make, on the queue, at the first resume.
+        var prepare: (@Sendable (CacheExchangeTask) -> Void)?
+        /// The lookup is running: a resume meanwhile waits for it.
+        var isPreparing = false
+        /// Body bytes handed to the queue and not yet written and passed on.
+        var queuedBytes = 0
+        /// The network task is suspended because the queue holds too much; with the number of
+        /// the chunk that held it, which is queued only after the suspension, so that only its
+        /// handling or a later one's may resume the task.
+        var heldForQueue: Int?
+        /// The number the next queued chunk gets.
+        var nextChunk = 0
         var isStarted = false
         var isSuspended = false
         var isCancelled = false
@@ -71,6 +94,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
 
     /// The most body bytes handed over in one piece when playing.
     static let chunkSize = 64 * 1024
+    /// The most body bytes waiting on an exchange's queue before its network task is suspended.
+    static let maximumQueuedBytes = 4 << 20
 
     private let cache: HTTPCache
     private let request: HTTPCacheRequest
@@ -78,65 +103,119 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     private let handler: (any TransportEventHandler)?
     /// The key whose background refresh this is, ended with it.
     private let refreshesKey: String?
-    /// Makes a network task for the request as the caller made it (without the cache's own
-    /// conditions), reporting to this exchange: for a `304` that does not match what is stored.
-    private let resend: (@Sendable (CacheExchangeTask) -> any TransportTask)?
+    /// Where a background refresh's cookies go: no request receives its response.
+    private let cookies: (any CookieStorage)?
     /// The request's cached-response handler, asked before a stored body becomes visible.
     private let decision: (@Sendable (ResponseHead) async -> ResponseHead?)?
+    /// The exchange's own serial queue, for a store that reads and writes files.
+    private let queue: DispatchQueue?
     private let state: Protected<State>
 
+    /// An exchange whose plan is set by ``configure(plan:network:resend:)``, at once or, after
+    /// ``prepareOnResume(using:)``, on `queue` when first resumed.
     init(
         cache: HTTPCache,
         request: HTTPCacheRequest,
         handler: (any TransportEventHandler)?,
-        plan: Plan,
         refreshesKey: String? = nil,
-        resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil,
-        decision: (@Sendable (ResponseHead) async -> ResponseHead?)? = nil
+        cookies: (any CookieStorage)? = nil,
+        decision: (@Sendable (ResponseHead) async -> ResponseHead?)? = nil,
+        queue: DispatchQueue? = nil
     ) {
         self.decision = decision
         self.cache = cache
         self.request = request
         self.handler = handler
         self.refreshesKey = refreshesKey
-        self.resend = resend
-        state = Protected(State(plan: plan))
+        self.cookies = cookies
+        self.queue = queue
+        state = Protected(State(plan: .lookingUp))
     }
 
-    /// Sends the exchange over `task` (a network task reporting to this one) once resumed.
-    func send(over task: any TransportTask) {
-        state.withLock { $0.network = task }
+    /// Sets what the exchange does: play a stored response, or send `network`'s task (made only
+    /// while the exchange can still use it). Ignored once the exchange has ended (cancelled
+    /// during its lookup).
+    func configure(
+        plan: Plan,
+        network: ((CacheExchangeTask) -> any TransportTask)? = nil,
+        resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil
+    ) {
+        guard !state.withLock({ $0.isCompleted || $0.isCancelled }) else { return }
+        let task = network?(self)
+        state.withLock { state in
+            guard !state.isCompleted else { return }
+            state.plan = plan
+            state.resend = resend
+            state.network = task
+        }
+    }
+
+    /// Makes the lookup (`prepare`, which calls ``configure(plan:network:resend:)``) on the
+    /// exchange's queue at the first ``resume()``.
+    func prepareOnResume(using prepare: @escaping @Sendable (CacheExchangeTask) -> Void) {
+        state.withLock { $0.prepare = prepare }
     }
 
     // MARK: - TransportTask
 
+    private enum ResumeAction {
+        case none, schedule
+        case prepare(@Sendable (CacheExchangeTask) -> Void)
+        case resumeNetwork(any TransportTask)
+    }
+
     func resume() {
-        enum Action {
-            case none, schedule
-            case resumeNetwork(any TransportTask)
-        }
-        let action = state.withLock { state -> Action in
+        let action = state.withLock { state -> ResumeAction in
             guard !state.isCompleted else { return .none }
             state.isSuspended = false
-            if !state.isStarted {
-                state.isStarted = true
-                state.requestTime = Date()
-                switch state.plan {
-                case .play(let cached):
-                    state.playback = .fromStore(cached.head, body: cached.body)
-                case .gatewayTimeout:
-                    state.playback = .fromStore(HTTPCache.gatewayTimeoutHead, body: nil)
-                case .network:
-                    break
-                }
+            if let prepare = state.prepare {
+                state.prepare = nil
+                state.isPreparing = true
+                return .prepare(prepare)
             }
-            if state.playback != nil { return scheduleStep(&state) ? .schedule : .none }
-            if let network = state.network { return .resumeNetwork(network) }
-            return .none
+            // Resumed once the lookup is made.
+            guard !state.isPreparing else { return .none }
+            return start(&state)
         }
+        perform(action)
+    }
+
+    /// Starts playing or sending, or goes on after a suspension.
+    private func start(_ state: inout State) -> ResumeAction {
+        if !state.isStarted {
+            state.isStarted = true
+            state.requestTime = Date()
+            switch state.plan {
+            case .play(let cached):
+                state.playback = .fromStore(cached.head, body: cached.body)
+            case .gatewayTimeout:
+                state.playback = .fromStore(HTTPCache.gatewayTimeoutHead, body: nil)
+            case .network, .lookingUp:
+                break
+            }
+        }
+        if state.playback != nil { return scheduleStep(&state) ? .schedule : .none }
+        // Held while the queue catches up: its handling resumes the task.
+        if let network = state.network, state.heldForQueue == nil { return .resumeNetwork(network) }
+        return .none
+    }
+
+    private func perform(_ action: ResumeAction) {
         switch action {
         case .none: break
         case .schedule: DispatchQueue.global().async { [self] in step() }
+        case .prepare(let prepare):
+            (queue ?? .global()).async { [self] in
+                prepare(self)
+                let action = state.withLock { state -> ResumeAction in
+                    state.isPreparing = false
+                    // Cancelled meanwhile, the cancellation has been (or is being) played;
+                    // suspended meanwhile, the next resume starts it.
+                    guard !state.isCompleted, !state.isCancelled, !state.isSuspended else { return .none }
+                    return start(&state)
+                }
+                perform(action)
+            }
         case .resumeNetwork(let network): network.resume()
         }
     }
@@ -296,6 +375,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             state.replacement = nil
             state.writer = nil
             state.plan = .gatewayTimeout
+            state.resend = nil
+            state.prepare = nil
         }
         handler?.transportTask(self, didCompleteWith: error, metrics: metrics)
     }
@@ -328,6 +409,49 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     }
 
     func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {
+        guard let queue else { return receive(head, from: task) }
+        queue.async { [self] in receive(head, from: task) }
+    }
+
+    func transportTask(_ task: any TransportTask, didReceive data: Data) {
+        guard let queue else { return receive(data) }
+        // The task is suspended before the chunk that holds it is queued, so that the chunk's
+        // handling, which may resume it, comes after the suspension.
+        let (chunk, holds) = state.withLock { state -> (Int, Bool) in
+            let chunk = state.nextChunk
+            state.nextChunk += 1
+            state.queuedBytes += data.count
+            guard state.queuedBytes > Self.maximumQueuedBytes, state.heldForQueue == nil else { return (chunk, false) }
+            state.heldForQueue = chunk
+            return (chunk, true)
+        }
+        if holds { task.suspend() }
+        queue.async { [self] in
+            receive(data)
+            let resumes = state.withLock { state -> Bool in
+                state.queuedBytes -= data.count
+                guard let held = state.heldForQueue, chunk >= held,
+                    state.queuedBytes <= Self.maximumQueuedBytes / 2
+                else { return false }
+                state.heldForQueue = nil
+                // Suspended by the caller meanwhile: its resume() resumes the task.
+                return !state.isSuspended
+            }
+            if resumes { task.resume() }
+        }
+    }
+
+    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+        guard let queue else { return complete(with: error, metrics: metrics) }
+        queue.async { [self] in complete(with: error, metrics: metrics) }
+    }
+
+    private func receive(_ head: ResponseHead, from task: any TransportTask) {
+        // A background refresh's response reaches no request: its cookies are stored here.
+        if handler == nil, let cookies {
+            let fields = head.setCookieFields
+            if !fields.isEmpty { cookies.store(setCookieFields: fields, from: head.url ?? request.url) }
+        }
         let now = Date()
         let cacheHead = HTTPCacheResponseHead(head)
         cache.invalidate(after: request, response: cacheHead)
@@ -343,7 +467,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 now: now
             ) {
                 state.withLock { $0.replacement = (merged, .revalidatedCache, head.setCookieFields) }
-            } else if resend != nil {
+            } else if state.withLock({ $0.resend != nil }) {
                 // A 304 for another representation than the one stored (which is gone now):
                 // the request goes again as its caller made it.
                 state.withLock { $0.isResending = true }
@@ -371,7 +495,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         handler?.transportTask(self, didReceive: head)
     }
 
-    func transportTask(_ task: any TransportTask, didReceive data: Data) {
+    private func receive(_ data: Data) {
         let (writer, isReplaced) = state.withLock { ($0.writer, $0.replacement != nil || $0.isResending) }
         guard !isReplaced else { return }
         writer?.write(data)
@@ -383,7 +507,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         handler?.transportTask(self, didSendBodyBytes: totalBytesSent, of: totalBytesExpected)
     }
 
-    func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
+    private func complete(with error: URLError?, metrics: RequestMetrics) {
         let (writer, networkHead) = state.withLock { ($0.writer, $0.networkHead) }
         if let writer {
             if error != nil {
@@ -428,7 +552,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
             state.writer = nil
             // Cancelled while waiting to play: the cancellation was reported already.
             guard !state.isCompleted else { return .none }
-            if state.isResending, !state.isCancelled {
+            if state.isResending, !state.isCancelled, state.resend != nil {
                 state.isResending = false
                 state.plan = .network(revalidating: nil)
                 return .resend
@@ -457,7 +581,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         case .play:
             DispatchQueue.global().async { [self] in step() }
         case .resend:
-            guard let resend else { return }
+            guard let resend = state.withLock({ $0.resend }) else { return }
             let network = resend(self)
             let runs = state.withLock { state -> Bool in
                 state.network = network

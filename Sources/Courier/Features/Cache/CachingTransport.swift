@@ -19,11 +19,20 @@ final class CachingTransport: Transport {
     /// The mode of a request that chose none: `default`, or what the `URLSessionConfiguration`
     /// whose `URLCache` the cache replaced asks for with its `requestCachePolicy`.
     let defaultMode: RequestCacheMode
+    /// The session's cookie storage, for what a background refresh's response sets: no request
+    /// receives that response to store them.
+    let cookies: (any CookieStorage)?
 
-    init(base: any Transport, cache: HTTPCache, defaultMode: RequestCacheMode? = nil) {
+    init(
+        base: any Transport,
+        cache: HTTPCache,
+        defaultMode: RequestCacheMode? = nil,
+        cookies: (any CookieStorage)? = nil
+    ) {
         self.base = base
         self.cache = cache
         self.defaultMode = defaultMode ?? .default
+        self.cookies = cookies
     }
 
     /// The mode `head` asks for, else `defaultMode` for a method the cache serves (a
@@ -60,18 +69,49 @@ final class CachingTransport: Transport {
             headers: head.headers,
             mode: Self.mode(of: head, defaultMode: defaultMode)
         )
-        let now = Date()
-        let decision = head.cacheDecision
-        let exchange: CacheExchangeTask
-        switch cache.lookup(request, now: now) {
+        let exchange = CacheExchangeTask(
+            cache: cache,
+            request: request,
+            handler: eventHandler,
+            decision: head.cacheDecision,
+            queue: cache.store.performsIO ? Self.makeQueue() : nil
+        )
+        let prepare: @Sendable (CacheExchangeTask) -> Void = { [self] exchange in
+            lookUp(request, for: exchange, head: head, body: body)
+        }
+        // A store that reads files is looked up on the exchange's queue once it is resumed: the
+        // caller may be an event loop (a redirect's next hop is made from the last one's end).
+        if cache.store.performsIO {
+            exchange.prepareOnResume(using: prepare)
+        } else {
+            prepare(exchange)
+        }
+        return exchange
+    }
+
+    /// A queue for one exchange with a store that reads and writes files: its lookup and the
+    /// network's events run there, in order, off the transport's threads.
+    private static func makeQueue() -> DispatchQueue {
+        DispatchQueue(label: "Courier.HTTPCache.exchange", target: .global())
+    }
+
+    /// Looks `request` up and sets `exchange` to play what is stored, ask the network, or both.
+    private func lookUp(
+        _ request: HTTPCacheRequest,
+        for exchange: CacheExchangeTask,
+        head: RequestHead,
+        body: RequestBody?
+    ) {
+        switch cache.lookup(request, now: Date()) {
         case .hit(let cached):
-            exchange = CacheExchangeTask(cache: cache, request: request, handler: eventHandler, plan: .play(cached))
+            exchange.configure(plan: .play(cached))
         case .hitAndRefresh(let cached, let conditionalHeaders):
-            exchange = CacheExchangeTask(cache: cache, request: request, handler: eventHandler, plan: .play(cached))
+            exchange.configure(plan: .play(cached))
             refresh(head, body: body, adding: conditionalHeaders, stored: cached, request: request)
         case .revalidate(let cached, let conditionalHeaders):
-            var conditional = head
-            conditional.addHeaders(conditionalHeaders, replacing: true)
+            var withConditions = head
+            withConditions.addHeaders(conditionalHeaders, replacing: true)
+            let conditional = withConditions
             // A 304 to the cache's own conditions that matches nothing stored is no answer for
             // a caller who asked without them: the request then goes again as it was made.
             let callerIsConditional = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"]
@@ -81,32 +121,24 @@ final class CachingTransport: Transport {
             if !callerIsConditional {
                 resend = { exchange in base.makeTask(for: head, body: body, eventHandler: exchange) }
             }
-            exchange = CacheExchangeTask(
-                cache: cache,
-                request: request,
-                handler: eventHandler,
+            exchange.configure(
                 plan: .network(revalidating: cached),
-                resend: resend,
-                decision: decision
+                network: { exchange in base.makeTask(for: conditional, body: body, eventHandler: exchange) },
+                resend: resend
             )
-            exchange.send(over: base.makeTask(for: conditional, body: body, eventHandler: exchange))
         case .miss:
-            exchange = CacheExchangeTask(
-                cache: cache,
-                request: request,
-                handler: eventHandler,
+            let base = self.base
+            exchange.configure(
                 plan: .network(revalidating: nil),
-                decision: decision
+                network: { exchange in base.makeTask(for: head, body: body, eventHandler: exchange) }
             )
-            exchange.send(over: base.makeTask(for: head, body: body, eventHandler: exchange))
         case .gatewayTimeout:
-            exchange = CacheExchangeTask(cache: cache, request: request, handler: eventHandler, plan: .gatewayTimeout)
+            exchange.configure(plan: .gatewayTimeout)
         }
-        return exchange
     }
 
     /// Refreshes `stored` in the background (`stale-while-revalidate`): the answer is stored or
-    /// merged, and nobody waits for it.
+    /// merged, its cookies reach the session's storage, and nobody waits for it.
     private func refresh(
         _ head: RequestHead,
         body: RequestBody?,
@@ -114,16 +146,22 @@ final class CachingTransport: Transport {
         stored: HTTPCachedResponse,
         request: HTTPCacheRequest
     ) {
-        var conditional = head
-        conditional.addHeaders(conditionalHeaders, replacing: true)
+        var withConditions = head
+        withConditions.addHeaders(conditionalHeaders, replacing: true)
+        let conditional = withConditions
         let refresh = CacheExchangeTask(
             cache: cache,
             request: request,
             handler: nil,
-            plan: .network(revalidating: stored),
-            refreshesKey: stored.entry.key
+            refreshesKey: stored.entry.key,
+            cookies: cookies,
+            queue: cache.store.performsIO ? Self.makeQueue() : nil
         )
-        refresh.send(over: base.makeTask(for: conditional, body: body, eventHandler: refresh))
+        let base = self.base
+        refresh.configure(
+            plan: .network(revalidating: stored),
+            network: { exchange in base.makeTask(for: conditional, body: body, eventHandler: exchange) }
+        )
         refresh.resume()
     }
 

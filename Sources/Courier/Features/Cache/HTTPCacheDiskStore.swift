@@ -73,6 +73,8 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
 
     var totalBytes: Int64 { state.withLock { $0.totalBytes } }
 
+    var performsIO: Bool { true }
+
     func entry(forKey key: String) -> (entry: HTTPCacheEntry, body: HTTPCacheBody)? {
         let stem = Self.stem(for: key)
         return state.withLock { state in

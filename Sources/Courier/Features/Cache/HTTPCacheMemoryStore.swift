@@ -34,6 +34,8 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
 
     var totalBytes: Int64 { state.withLock { $0.totalBytes } }
 
+    var performsIO: Bool { false }
+
     func entry(forKey key: String) -> (entry: HTTPCacheEntry, body: HTTPCacheBody)? {
         state.withLock { state in
             guard let stored = state.entries[key] else { return nil }

@@ -7,8 +7,12 @@ import Foundation
 /// ``HTTPCacheBody``, so neither way needs the whole body in memory; an entry becomes visible
 /// only when its writer commits, never half written. Calls are synchronous: they take the store's
 /// lock for bookkeeping only, and a disk store reads or writes a small metadata file; body bytes
-/// move in the writer's and the body's own calls.
+/// move in the writer's and the body's own calls. A store whose calls touch files says so
+/// (``performsIO``): its exchanges then call it from a queue of their own, never from a
+/// transport's thread (an event loop, which must not wait for a disk).
 protocol HTTPCacheStore: Sendable {
+    /// Whether calls may wait for a disk: the store's callers then make them off the transport's thread.
+    var performsIO: Bool { get }
     /// The entry stored under `key` and its body, or `nil`; marks it as used.
     func entry(forKey key: String) -> (entry: HTTPCacheEntry, body: HTTPCacheBody)?
     /// A writer for a new body of `entry` (its ``HTTPCacheEntry/bodyLength`` is set on commit);

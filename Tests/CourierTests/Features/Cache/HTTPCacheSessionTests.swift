@@ -165,6 +165,34 @@ import FoundationNetworking
         }
     }
 
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func aBackgroundRefreshStoresTheCookiesItsResponseSets(transport: TransportKind, onDisk: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-swr-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cookies = SignallingCookieStorage()
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession {
+                $0.httpCache = onDisk ? try? .disk(directory: directory) : .memory()
+                $0.cookieStorage = cookies
+            }
+            let key = "swr-cookie-\(transport.rawValue)-\(onDisk)"
+            let url = server.url(
+                "/cached/\(key)?cache-control=max-age%3D0%2C%20stale-while-revalidate%3D60&set-cookie=seen%3D%7Bhit%7D"
+            )
+            _ = try await Self.fetch(session, url)
+            #expect(cookies.cookieHeader(for: url) == "seen=1")
+            let stale = try await Self.fetch(session, url)
+            #expect(stale.source == .cache)
+            // The refresh's response (the server's second) set `seen=2`, though no request read it.
+            let stored = await value(within: hangLimit) { await cookies.waitForField("seen=2") }
+            #expect(stored == true)
+            #expect(cookies.cookieHeader(for: url) == "seen=2")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func a304ForAnotherVersionSendsTheRequestAgainAsItWasMade(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
@@ -398,6 +426,38 @@ import FoundationNetworking
             #expect(post.head?.statusCode == 200)
             #expect(server.attempts(forKey: key) == 1)
             await session.invalidate()
+        }
+    }
+}
+
+/// A cookie jar that signals each `Set-Cookie` it stores.
+private final class SignallingCookieStorage: CookieStorage {
+    private let jar = CookieJar()
+    private let state = TestLock((fields: [String](), waiters: [(String, CheckedContinuation<Bool, Never>)]()))
+
+    func store(setCookieFields: [String], from url: URL) {
+        jar.store(setCookieFields: setCookieFields, from: url)
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.fields += setCookieFields
+            let fields = state.fields
+            let ready = state.waiters.filter { fields.contains($0.0) }.map(\.1)
+            state.waiters.removeAll { fields.contains($0.0) }
+            return ready
+        }
+        for waiter in ready { waiter.resume(returning: true) }
+    }
+
+    func cookieHeader(for url: URL) -> String? { jar.cookieHeader(for: url) }
+
+    /// Returns once a response has set `field`.
+    func waitForField(_ field: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.fields.contains(field) { return true }
+                state.waiters.append((field, continuation))
+                return false
+            }
+            if done { continuation.resume(returning: true) }
         }
     }
 }
