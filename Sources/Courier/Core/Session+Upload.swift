@@ -15,6 +15,7 @@ extension Session {
     ///   - method: The method; `POST` by default.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - fileManager: Removes the temporary file the request made (an encoded form) when it finishes.
     ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
     ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest.
@@ -24,6 +25,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
@@ -33,6 +35,7 @@ extension Session {
             method: method,
             headers: headers,
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume,
             requestModifier: requestModifier
         )
@@ -48,14 +51,17 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
         upload(
+            UploadRequest.Uploadable.file(fileURL, shouldRemove: false),
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume
-        ) { UploadRequest.Uploadable(body: try .file(fileURL), temporaryFile: nil) }
+        )
     }
 
     /// Uploads what `stream` yields to `url`, chunked (its length is unknown). A stream can be
@@ -67,6 +73,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
@@ -76,6 +83,7 @@ extension Session {
             method: method,
             headers: headers,
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume,
             requestModifier: requestModifier
         )
@@ -88,6 +96,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
@@ -95,6 +104,7 @@ extension Session {
             body,
             with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume
         )
     }
@@ -104,11 +114,108 @@ extension Session {
         _ body: RequestBody,
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
-        upload(with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume) {
-            UploadRequest.Uploadable(body: body, temporaryFile: nil)
+        upload(
+            with: convertible,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        ) {
+            UploadRequest.MadeBody(body: body, temporaryFile: nil)
         }
+    }
+
+    /// Uploads `data` with the URLRequest `convertible` builds, as Alamofire's `upload(_:with:)`.
+    public func upload(
+        _ data: Data,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        upload(
+            .data(data),
+            with: convertible,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+    }
+
+    /// Uploads the file at `fileURL` with the URLRequest `convertible` builds, as Alamofire's
+    /// `upload(_:with:)`; a file that cannot be read fails the request with
+    /// ``CourierError/Kind/createUploadableFailed`` before anything is sent.
+    public func upload(
+        _ fileURL: URL,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        upload(
+            UploadRequest.Uploadable.file(fileURL, shouldRemove: false),
+            with: convertible,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+    }
+
+    /// Uploads what `stream` yields with the URLRequest `convertible` builds, chunked and never
+    /// retried, as Alamofire's `upload(_:with:)`.
+    public func upload(
+        _ stream: InputStream,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        upload(
+            .stream(readingOnce: stream),
+            with: convertible,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+    }
+
+    /// Uploads what `uploadable` makes (once, before the first attempt) with the URLRequest
+    /// `convertible` builds: the way to bring a body made by a type of your own
+    /// (``UploadableConvertible``), or a ``UploadRequest/Uploadable`` as Alamofire names them.
+    public func upload(
+        _ uploadable: any UploadableConvertible,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        // A type of the caller's may take long to make its body (writing a file): not on the
+        // caller's thread.
+        upload(
+            with: convertible,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
+            makesUploadableSlowly: !(uploadable is UploadRequest.Uploadable)
+        ) { try uploadable.createUploadable().madeBody() }
+    }
+
+    /// Uploads `upload`: it builds the request and makes the body (``UploadConvertible``).
+    public func upload(
+        _ upload: any UploadConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> UploadRequest {
+        self.upload(
+            upload as any UploadableConvertible,
+            with: upload,
+            interceptor: interceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
     }
 
     // MARK: - Making upload requests
@@ -135,15 +242,17 @@ extension Session {
     func upload(
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)?,
+        fileManager: FileManager,
         shouldAutomaticallyResume: Bool? = nil,
         makesUploadableSlowly: Bool = false,
-        makeUploadable: @escaping @Sendable () throws -> UploadRequest.Uploadable
+        makeUploadable: @escaping @Sendable () throws -> UploadRequest.MadeBody
     ) -> UploadRequest {
         register(
             UploadRequest(
                 convertible: convertible,
                 makesUploadableSlowly: makesUploadableSlowly,
                 makeUploadable: makeUploadable,
+                fileManager: fileManager,
                 maximumBodySize: configuration.maximumResponseBodySize,
                 serializationQueue: serializationQueue,
                 eventMonitor: requestEventMonitor,
@@ -173,6 +282,7 @@ extension Session {
     ///   - method: The method; `POST` by default.
     ///   - headers: Headers for this request; they win over the session's.
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - fileManager: Removes the temporary file the request made (an encoded form) when it finishes.
     ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
     ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     ///   - requestModifier: A last chance to change the URLRequest.
@@ -183,6 +293,7 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
@@ -192,6 +303,7 @@ extension Session {
             upload(
                 with: convertible(url, method: method, headers: headers, requestModifier: requestModifier),
                 interceptor: interceptor,
+                fileManager: fileManager,
                 shouldAutomaticallyResume: shouldAutomaticallyResume,
                 makesUploadableSlowly: true
             ) {
@@ -207,10 +319,11 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout URLRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        let form = MultipartFormData()
+        let form = MultipartFormData(fileManager: fileManager)
         build(form)
         return
             upload(
@@ -220,6 +333,7 @@ extension Session {
                 method: method,
                 headers: headers,
                 interceptor: interceptor,
+                fileManager: fileManager,
                 shouldAutomaticallyResume: shouldAutomaticallyResume,
                 requestModifier: requestModifier
             )
@@ -234,6 +348,7 @@ extension Session {
     ///   - request: Builds the request, for every attempt.
     ///   - encodingMemoryThreshold: The size from which the form goes through a file (10 MB by default).
     ///   - interceptor: Adapts and retries this request, before the session's interceptor.
+    ///   - fileManager: Removes the temporary file the request made (an encoded form) when it finishes.
     ///   - shouldAutomaticallyResume: Whether adding the first response handler starts the request;
     ///     `nil` (the default) follows the session's `startRequestsImmediately`.
     public func upload(
@@ -241,11 +356,13 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         upload(
             with: LabelledConvertible(base: request, contentType: multipartFormData.contentType),
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume,
             makesUploadableSlowly: true
         ) {
@@ -260,37 +377,43 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
-        let form = MultipartFormData()
+        let form = MultipartFormData(fileManager: fileManager)
         build(form)
         return upload(
             multipartFormData: form,
             with: request,
             usingThreshold: encodingMemoryThreshold,
             interceptor: interceptor,
+            fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume
         )
     }
 
+    /// The folder, in the temporary directory, of encoded forms: one per user, private to them
+    /// (see ``PrivateFolder``), since a form may hold anything the user sends.
+    static let multipartFolderName = "CourierMultipart-\(geteuid())"
+
     /// The form's bytes in memory, or in a new temporary file when it is at least `threshold` bytes.
-    static func encode(_ form: MultipartFormData, usingThreshold threshold: UInt64) throws -> UploadRequest.Uploadable {
+    static func encode(_ form: MultipartFormData, usingThreshold threshold: UInt64) throws -> UploadRequest.MadeBody {
         guard form.contentLength >= threshold else {
-            return UploadRequest.Uploadable(body: .data(try form.encode()), temporaryFile: nil)
+            return UploadRequest.MadeBody(body: .data(try form.encode()), temporaryFile: nil)
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "CourierMultipart",
+            multipartFolderName,
             isDirectory: true
         )
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try PrivateFolder.prepare(folder)
         } catch {
             throw CourierError.multipartEncodingFailed(error)
         }
         let file = folder.appendingPathComponent("\(UUID().uuidString).multipart")
         try form.writeEncodedData(to: file)
         do {
-            return UploadRequest.Uploadable(body: try .file(file), temporaryFile: file)
+            return UploadRequest.MadeBody(body: try .file(file), temporaryFile: file)
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error

@@ -17,19 +17,19 @@ import FoundationNetworking
 /// once (an `InputStream` you pass in) is never retried.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What an upload sends, as made by its maker before the first attempt.
-    struct Uploadable: Sendable {
+    struct MadeBody: Sendable {
         let body: RequestBody
         /// A file Courier wrote for this request (an encoded multipart form), removed when it finishes.
         let temporaryFile: URL?
     }
 
     private struct UploadState {
-        var uploadable: Uploadable?
+        var uploadable: MadeBody?
         var isFinished = false
     }
 
     /// Makes the body; may take long (encoding a multipart form) and may fail.
-    private let makeUploadable: @Sendable () throws -> Uploadable
+    private let makeUploadable: @Sendable () throws -> MadeBody
     /// Whether making the body writes a file, so it should not run on the caller's thread.
     let makesUploadableSlowly: Bool
     private let uploadState = Protected(UploadState())
@@ -37,7 +37,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     init(
         convertible: any URLRequestConvertible,
         makesUploadableSlowly: Bool,
-        makeUploadable: @escaping @Sendable () throws -> Uploadable,
+        makeUploadable: @escaping @Sendable () throws -> MadeBody,
+        fileManager: FileManager,
         maximumBodySize: Int?,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
@@ -46,6 +47,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     ) {
         self.makesUploadableSlowly = makesUploadableSlowly
         self.makeUploadable = makeUploadable
+        self.fileManager = fileManager
         super.init(
             convertible: convertible,
             maximumBodySize: maximumBodySize,
@@ -60,9 +62,13 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
                 return state.uploadable?.temporaryFile
             }
             // Not on the transport's thread, where a request may finish.
-            if let file { DispatchQueue.global(qos: .utility).async { try? FileManager.default.removeItem(at: file) } }
+            if let file { DispatchQueue.global(qos: .utility).async { try? fileManager.removeItem(at: file) } }
         }
     }
+
+    /// Removes the files this request was told it may remove (an encoded multipart form, or a
+    /// file passed as ``Uploadable/file(_:shouldRemove:)`` with `true`) when it finishes.
+    public let fileManager: FileManager
 
     /// The body being sent, once it has been made (before the first attempt).
     public var uploadable: RequestBody? { uploadState.withLock { $0.uploadable?.body } }
@@ -71,7 +77,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// ``CourierError/Kind/multipartEncodingFailed`` when it cannot be made.
     func uploadableBody() throws -> RequestBody {
         if let made = uploadState.withLock({ $0.uploadable }) { return made.body }
-        let made: Uploadable
+        let made: MadeBody
         do {
             made = try makeUploadable()
         } catch {
@@ -89,7 +95,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             // and no monitor hears of a body that is gone.
             return (made.body, state.isFinished ? made.temporaryFile : nil, !state.isFinished)
         }
-        if let stale { try? FileManager.default.removeItem(at: stale) }
+        if let stale { try? fileManager.removeItem(at: stale) }
         if isNew { eventMonitor?.request(self, didCreateUploadable: body) }
         return body
     }

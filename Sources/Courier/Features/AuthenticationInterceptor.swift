@@ -54,13 +54,18 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// The authenticator that applies and refreshes credentials.
     public let authenticator: AuthenticatorType
-    /// The refresh limit.
-    public let refreshWindow: RefreshWindow
+    /// The refresh limit; `nil` when any number of refreshes is allowed (as in Alamofire, no
+    /// loop is then detected across requests, though one request's adaptation still gives up after
+    /// 10 refreshed credentials that all need refreshing again).
+    public let refreshWindow: RefreshWindow?
     private let state: Protected<State>
 
     /// An interceptor adding `credential` (set it later with ``credential`` if you have none yet).
-    public init(authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow = .init())
-    {
+    public init(
+        authenticator: AuthenticatorType,
+        credential: Credential? = nil,
+        refreshWindow: RefreshWindow? = .init()
+    ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
         self.state = Protected(State(credential: credential))
@@ -87,7 +92,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         var (current, generation) = state.withLock { ($0.credential, $0.generation) }
         // Bounded even when the window allows any number of refreshes (an interval of 0): an
         // authenticator whose fresh credentials are always expired is looping, whatever the window.
-        for _ in 0...min(max(1, refreshWindow.maximumAttempts), 10) {
+        for _ in 0...min(max(1, refreshWindow?.maximumAttempts ?? 10), 10) {
             guard let credential = current else { throw AuthenticationError.missingCredential }
             guard credential.requiresRefresh else {
                 var urlRequest = urlRequest
@@ -142,14 +147,16 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
                 let error = failed.error
                 return Task { throw error }
             }
-            let span = window.interval.isNaN ? 0 : min(max(window.interval, 0), 1e9)
-            state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(span * 1e9)) }
-            guard state.refreshTimes.count < window.maximumAttempts else {
-                // Recorded as a failed refresh, as in Alamofire: a later 401 fails with it too.
-                state.failedRefresh = (state.generation, AuthenticationError.excessiveRefresh)
-                return Task { throw AuthenticationError.excessiveRefresh }
+            if let window {
+                let span = window.interval.isNaN ? 0 : min(max(window.interval, 0), 1e9)
+                state.refreshTimes.removeAll { now - $0 > .nanoseconds(Int64(span * 1e9)) }
+                guard state.refreshTimes.count < window.maximumAttempts else {
+                    // Recorded as a failed refresh, as in Alamofire: a later 401 fails with it too.
+                    state.failedRefresh = (state.generation, AuthenticationError.excessiveRefresh)
+                    return Task { throw AuthenticationError.excessiveRefresh }
+                }
+                state.refreshTimes.append(now)
             }
-            state.refreshTimes.append(now)
             let refreshGeneration = state.generation
             // The refresh records its own outcome, so it counts even if every waiter gave up.
             let refresh = Task {

@@ -34,9 +34,15 @@ public final class MultipartFormData: @unchecked Sendable {
     /// The value for the request's `Content-Type` header: `multipart/form-data; boundary=…`.
     ///
     /// The boundary is quoted when it holds a character a token cannot, such as a space or `/`.
+    /// Set it to send another type with the same boundary (`multipart/mixed`, or added
+    /// parameters); what you set is sent as it is, so it must name ``boundary``.
     public var contentType: String {
-        let isToken = boundary.utf8.allSatisfy(HTTPMethod.isTokenCharacter)
-        return "multipart/form-data; boundary=\(isToken ? boundary : "\"\(boundary)\"")"
+        get {
+            if let chosen = state.withLock({ $0.contentType }) { return chosen }
+            let isToken = boundary.utf8.allSatisfy(HTTPMethod.isTokenCharacter)
+            return "multipart/form-data; boundary=\(isToken ? boundary : "\"\(boundary)\"")"
+        }
+        set { state.withLock { $0.contentType = newValue } }
     }
 
     /// The exact size of the encoded form in bytes, computed from the parts' lengths without reading
@@ -62,6 +68,8 @@ public final class MultipartFormData: @unchecked Sendable {
         var parts: [BodyPart] = []
         /// The first failure of an `append`, thrown when the form is encoded.
         var firstError: EncodingError?
+        /// The `Content-Type` set in place of the one made from the boundary.
+        var contentType: String?
     }
 
     private struct BodyPart {

@@ -1,6 +1,7 @@
 import Courier
 import CourierHashes
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -250,13 +251,15 @@ private let retryingPOST = RetryPolicy(
                 let fileContent = testBytes(200_000, seed: 11)
                 try fileContent.write(to: file)
                 // A threshold of 0 sends every form through a temporary file.
+                let fileManager = SignallingFileManager()
                 let request = session.upload(
                     multipartFormData: { form in
                         form.append(Data("Ada".utf8), withName: "name")
                         form.append(file, withName: "report")
                     },
                     to: server.url("/upload/multipart"),
-                    usingThreshold: threshold
+                    usingThreshold: threshold,
+                    fileManager: fileManager
                 )
                 let receipt = try await request.validate().serializingDecodable(MultipartReceipt.self).value
                 #expect(
@@ -282,10 +285,92 @@ private let retryingPOST = RetryPolicy(
                 let body = try #require(request.uploadable)
                 #expect((body.fileURL != nil) == (threshold == 0))
                 if let encodedFile = body.fileURL {
-                    #expect(!FileManager.default.fileExists(atPath: encodedFile.path), "the encoded form is removed")
+                    // In a folder of the user's own that no one else may enter.
+                    let folder = encodedFile.deletingLastPathComponent()
+                    #expect(folder.lastPathComponent == "CourierMultipart-\(geteuid())")
+                    let attributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+                    #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o700)
+                    let removed = await value(within: hangLimit) { await fileManager.waitForRemoval(of: encodedFile) }
+                    #expect(removed == true, "the encoded form is removed by the request's file manager")
+                    #expect(!FileManager.default.fileExists(atPath: encodedFile.path))
                 }
                 await session.invalidate()
             }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFormsContentTypeCanBeSet(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let form = MultipartFormData(boundary: "courier-mixed")
+            form.append(Data("Ada".utf8), withName: "name")
+            form.contentType = "multipart/mixed; boundary=courier-mixed"
+            let request = session.upload(multipartFormData: form, to: server.url("/upload"))
+            let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
+            #expect(receipt == UploadReceipt(of: try form.encode()))
+            let sent = request.performedRequests.first?.value(forHTTPHeaderField: "Content-Type")
+            #expect(sent == "multipart/mixed; boundary=courier-mixed")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anUploadableFileIsSentAndRemovedWhenAsked(transport: TransportKind) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let file = directory.appendingPathComponent("once.bin")
+                let content = testBytes(50_000, seed: 5)
+                try content.write(to: file)
+                let fileManager = SignallingFileManager()
+                var urlRequest = URLRequest(url: server.url("/upload"))
+                urlRequest.httpMethod = "POST"
+                let request = session.upload(
+                    UploadRequest.Uploadable.file(file, shouldRemove: true),
+                    with: urlRequest,
+                    fileManager: fileManager
+                )
+                let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
+                #expect(receipt == UploadReceipt(of: content))
+                #expect(request.fileManager === fileManager)
+                let removed = await value(within: hangLimit) { await fileManager.waitForRemoval(of: file) }
+                #expect(removed == true)
+                #expect(!FileManager.default.fileExists(atPath: file.path))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anUploadConvertibleMakesTheRequestAndItsBody(transport: TransportKind) async throws {
+        struct Report: UploadConvertible {
+            let url: URL
+            let content: Data?
+
+            func asURLRequest() throws -> URLRequest {
+                var request = URLRequest(url: url)
+                request.httpMethod = "PUT"
+                return request
+            }
+
+            func createUploadable() throws -> UploadRequest.Uploadable {
+                guard let content else { throw CocoaError(.fileReadNoPermission) }
+                return .data(content)
+            }
+        }
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let content = testBytes(30_000, seed: 9)
+            let request = session.upload(Report(url: server.url("/upload"), content: content))
+            let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
+            #expect(receipt == UploadReceipt(of: content))
+            #expect(request.performedRequests.first?.httpMethod == "PUT")
+            let failure = await session.upload(Report(url: server.url("/upload"), content: nil))
+                .serializingData().result.failure
+            #expect(failure?.kind == .createUploadableFailed)
+            #expect(failure?.underlyingError as? CocoaError == CocoaError(.fileReadNoPermission))
+            await session.invalidate()
         }
     }
 
@@ -355,4 +440,37 @@ struct MultipartReceipt: Decodable {
 struct BodyEcho: Decodable {
     let headers: [String: String]
     let data: String
+}
+
+/// A file manager that signals each removal, so a test can wait for a file to be removed.
+final class SignallingFileManager: FileManager, @unchecked Sendable {
+    // `@unchecked Sendable`: its own state sits behind `state`'s lock.
+    private let state = TestLock((removed: Set<String>(), waiters: [(String, CheckedContinuation<Bool, Never>)]()))
+
+    override func removeItem(at url: URL) throws {
+        defer {
+            let path = url.standardizedFileURL.path
+            let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                state.removed.insert(path)
+                let ready = state.waiters.filter { $0.0 == path }.map(\.1)
+                state.waiters.removeAll { $0.0 == path }
+                return ready
+            }
+            for waiter in ready { waiter.resume(returning: true) }
+        }
+        try super.removeItem(at: url)
+    }
+
+    /// Returns once `url` has been removed through this file manager.
+    func waitForRemoval(of url: URL) async -> Bool {
+        let path = url.standardizedFileURL.path
+        return await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.removed.contains(path) { return true }
+                state.waiters.append((path, continuation))
+                return false
+            }
+            if done { continuation.resume(returning: true) }
+        }
+    }
 }

@@ -207,6 +207,43 @@ private struct NeitherRefreshAuthenticator: Authenticator {
     }
 
     @Test(arguments: TransportKind.allCases)
+    func withoutARefreshWindowAnyNumberOfRefreshesIsAllowed(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // Seven refreshes in a row, more than the default window's five.
+            let authenticator = PasswordAuthenticator { credential in
+                let count = (Int(credential.password) ?? 0) + 1
+                return Password(password: "\(count)", requiresRefresh: count < 7)
+            }
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator,
+                credential: Password(password: "0", requiresRefresh: true),
+                refreshWindow: nil
+            )
+            #expect(interceptor.refreshWindow == nil)
+            let session = transport.makeSession(interceptor: interceptor)
+            _ = try await session.request(server.url("/basic-auth/user/7")).validate().serializingData().value
+            #expect(authenticator.refreshCount == 7)
+            await session.invalidate()
+
+            // The default window calls the same sequence a loop.
+            let windowed = PasswordAuthenticator { credential in
+                let count = (Int(credential.password) ?? 0) + 1
+                return Password(password: "\(count)", requiresRefresh: count < 7)
+            }
+            let limited = transport.makeSession(
+                interceptor: AuthenticationInterceptor(
+                    authenticator: windowed,
+                    credential: Password(password: "0", requiresRefresh: true)
+                )
+            )
+            let error = await limited.request(server.url("/basic-auth/user/7")).serializingData().result.failure
+            #expect(error?.underlyingError as? AuthenticationError == .excessiveRefresh)
+            #expect(windowed.refreshCount == 5)
+            await limited.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aRefreshLoopStops(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             // Every refresh yields a password the server still refuses.
