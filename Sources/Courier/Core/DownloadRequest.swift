@@ -301,7 +301,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// Whether suspending `task` holds its transfer back on the network, rather than holding its
     /// events in memory.
     private static func canHoldBack(_ task: any TransportTask) -> Bool {
-        !(task is URLSessionTransportTask) || URLSessionTransport.pausesTransfers
+        URLSessionTransport.suspensionPauses(task)
     }
 
     /// On the file queue: writes what `batch` gathered, then releases the transfer if the writes

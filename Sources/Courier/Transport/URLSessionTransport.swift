@@ -131,6 +131,12 @@ public final class URLSessionTransport: Transport {
         return max(512 * 1024, capacity)
     }
 
+    /// Whether suspending `task` holds its transfer back on the network, rather than holding its
+    /// events in memory (a task of this transport where it cannot pause transfers).
+    static func suspensionPauses(_ task: any TransportTask) -> Bool {
+        !(task is URLSessionTransportTask) || pausesTransfers
+    }
+
     /// The default of ``maximumHeldBytes``: 16 MiB.
     public static let defaultMaximumHeldBytes = 16 * 1024 * 1024
 
@@ -153,20 +159,27 @@ public final class URLSessionTransport: Transport {
         let idleTimeout = request.timeoutInterval
         var request = Self.withWorkingTimeout(request)
         Self.keepUnlabelled(&request, hasBody: body != nil)
-        let dataTask: URLSessionDataTask
-        switch body?.source {
-        case nil:
-            dataTask = session.dataTask(with: request)
-        case .data(let data):
-            request.httpBody = data
-            dataTask = session.dataTask(with: request)
-        case .file(let url):
-            request.httpBody = nil
-            dataTask = session.uploadTask(with: request, fromFile: url)
-        case .stream, .oneShotStream:
-            // The router hands the stream over when URLSession asks for it, once per send.
-            request.httpBody = nil
-            dataTask = session.uploadTask(withStreamedRequest: request)
+        let session = self.session
+        let made = router.unlessInvalidated { () -> URLSessionDataTask in
+            switch body?.source {
+            case nil:
+                return session.dataTask(with: request)
+            case .data(let data):
+                request.httpBody = data
+                return session.dataTask(with: request)
+            case .file(let url):
+                request.httpBody = nil
+                return session.uploadTask(with: request, fromFile: url)
+            case .stream, .oneShotStream:
+                // The router hands the stream over when URLSession asks for it, once per send.
+                request.httpBody = nil
+                return session.uploadTask(withStreamedRequest: request)
+            }
+        }
+        // FoundationNetworking crashes on a task made once invalidation has begun: a late one
+        // (a redirect's next hop, a cache's revalidation) fails as cancelled instead.
+        guard let dataTask = made else {
+            return FailedTransportTask(error: URLError(.cancelled), eventHandler: eventHandler)
         }
         let task = URLSessionTransportTask(
             dataTask: dataTask,
@@ -630,6 +643,12 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
             return state.waiters ?? []
         }
         waiters.forEach { $0.resume() }
+    }
+
+    /// What `make` makes, made under the lock that starts the invalidation: `nil` once it has
+    /// started, so that no task is ever made on an invalidated session.
+    func unlessInvalidated<Made>(_ make: () -> Made) -> Made? {
+        invalidation.withLock { state in state.isStarted || state.waiters == nil ? nil : make() }
     }
 
     func register(_ task: URLSessionTransportTask, for identifier: Int) {

@@ -32,6 +32,30 @@ import FoundationNetworking
         }
     }
 
+    /// A task asked for once invalidation has begun (a redirect's next hop, a cache's
+    /// revalidation, made late) fails as cancelled when resumed: FoundationNetworking would
+    /// crash the process on a task made on an invalidated session.
+    @Test func aTaskMadeAfterInvalidationFailsAsCancelled() async throws {
+        try await TestServer.withRunningServer { server in
+            let transport = URLSessionTransport()
+            await transport.invalidate()
+            let recorder = ExchangeRecorder()
+            let task = transport.makeTask(
+                for: RequestHead(method: .get, url: server.url("/get")),
+                body: nil,
+                eventHandler: recorder
+            )
+            task.resume()
+            let outcome = await value(within: 30) { await recorder.completion() }
+            #expect(outcome != nil, "the task never ended")
+            #expect(outcome?.error == .cancelled)
+            #expect(outcome?.head == nil)
+            await #expect(throws: TestServerError.timedOut, "nothing reached the server") {
+                try await server.waitForRequests(1, timeout: .milliseconds(100))
+            }
+        }
+    }
+
     /// The transport follows no redirect (Courier's request does, the same way on every
     /// transport): a 302 is reported as it is, with its own URL and its body.
     @Test func aRedirectIsReportedAsItIs() async throws {
@@ -59,6 +83,7 @@ private final class ExchangeRecorder: TransportEventHandler, Sendable {
     struct Outcome: Sendable {
         var head: ResponseHead?
         var body = Data()
+        var error: URLError.Code?
     }
 
     private struct State {
@@ -87,6 +112,7 @@ private final class ExchangeRecorder: TransportEventHandler, Sendable {
     func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
         let (waiter, outcome) = state.withLock { state in
             state.isComplete = true
+            state.outcome.error = error?.code
             defer { state.waiter = nil }
             return (state.waiter, state.outcome)
         }

@@ -19,7 +19,8 @@ import FoundationNetworking
 /// its own: the lookup runs there once resumed, and so does every network event, in order,
 /// so that no file is touched on the transport's thread (an event loop serves many
 /// connections). Bodies queued there are bounded: past ``maximumQueuedBytes`` the network task
-/// is suspended until the disk has caught up.
+/// is suspended until the disk has caught up, or, when it cannot pause its transfer
+/// (FoundationNetworking), the body stops being stored so that the queue catches up at once.
 final class CacheExchangeTask: TransportTask, TransportEventHandler {
     /// What the exchange does.
     enum Plan {
@@ -71,6 +72,9 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         var heldForQueue: Int?
         /// The number the next queued chunk gets.
         var nextChunk = 0
+        /// The queue fell too far behind a network task that cannot pause: the body is no longer
+        /// stored (the request still gets all of it).
+        var stopsStoring = false
         var isStarted = false
         var isSuspended = false
         var isCancelled = false
@@ -132,22 +136,27 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         state = Protected(State(plan: .lookingUp))
     }
 
-    /// Sets what the exchange does: play a stored response, or send `network`'s task (made only
-    /// while the exchange can still use it). Ignored once the exchange has ended (cancelled
-    /// during its lookup).
+    /// Sets what the exchange does: play a stored response, or send `network`'s task. Refused
+    /// (`false`) once the exchange is cancelled (during its lookup): a task made meanwhile is
+    /// cancelled, so that none is left unresumed and held by its transport.
+    @discardableResult
     func configure(
         plan: Plan,
         network: ((CacheExchangeTask) -> any TransportTask)? = nil,
         resend: (@Sendable (CacheExchangeTask) -> any TransportTask)? = nil
-    ) {
-        guard !state.withLock({ $0.isCompleted || $0.isCancelled }) else { return }
+    ) -> Bool {
+        guard !state.withLock({ $0.isCompleted || $0.isCancelled }) else { return false }
         let task = network?(self)
-        state.withLock { state in
-            guard !state.isCompleted else { return }
+        let accepted = state.withLock { state -> Bool in
+            guard !state.isCompleted, !state.isCancelled else { return false }
             state.plan = plan
             state.resend = resend
             state.network = task
+            return true
         }
+        // Its cancelled completion ends nothing more: the exchange has ended or is ending.
+        if !accepted { task?.cancel() }
+        return accepted
     }
 
     /// Makes the lookup (`prepare`, which calls ``configure(plan:network:resend:)``) on the
@@ -209,15 +218,22 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 prepare(self)
                 let action = state.withLock { state -> ResumeAction in
                     state.isPreparing = false
-                    // Cancelled meanwhile, the cancellation has been (or is being) played;
-                    // suspended meanwhile, the next resume starts it.
+                    // Cancelled meanwhile, the cancellation is reported by the network's
+                    // completion or by a step; suspended meanwhile, the next resume starts it.
                     guard !state.isCompleted, !state.isCancelled, !state.isSuspended else { return .none }
                     return start(&state)
                 }
                 perform(action)
             }
-        case .resumeNetwork(let network): network.resume()
+        case .resumeNetwork(let network): resumeNetwork(network)
         }
+    }
+
+    /// Resumes `network`, decided under the lock but done outside it (a transport may call back
+    /// at once); a suspension decided meanwhile (the caller's, or the queue's hold) then wins.
+    private func resumeNetwork(_ network: any TransportTask) {
+        network.resume()
+        if state.withLock({ $0.isSuspended || $0.heldForQueue != nil }) { network.suspend() }
     }
 
     func suspend() {
@@ -236,6 +252,8 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         let action = state.withLock { state -> Action in
             guard !state.isCompleted, !state.isCancelled else { return .none }
             state.isCancelled = true
+            // A lookup not begun never will: nothing (a background refresh) starts for it.
+            state.prepare = nil
             if state.playback == nil, let network = state.network {
                 // Its completion (cancelled) ends the exchange, replacement or not.
                 state.replacement = nil
@@ -417,17 +435,26 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         guard let queue else { return receive(data) }
         // The task is suspended before the chunk that holds it is queued, so that the chunk's
         // handling, which may resume it, comes after the suspension.
+        // A task that cannot pause its transfer (FoundationNetworking's) would only hold its
+        // events in memory, and fail past its limit: the cache stops storing the body instead,
+        // and the queue, with no disk to wait for, catches up.
+        let canPause = URLSessionTransport.suspensionPauses(task)
         let (chunk, holds) = state.withLock { state -> (Int, Bool) in
             let chunk = state.nextChunk
             state.nextChunk += 1
             state.queuedBytes += data.count
             guard state.queuedBytes > Self.maximumQueuedBytes, state.heldForQueue == nil else { return (chunk, false) }
+            guard canPause else {
+                state.stopsStoring = true
+                return (chunk, false)
+            }
             state.heldForQueue = chunk
             return (chunk, true)
         }
         if holds { task.suspend() }
         queue.async { [self] in
-            receive(data)
+            // Cancelled, or ended: what was queued is dropped, neither stored nor passed on.
+            if !state.withLock({ $0.isCancelled || $0.isCompleted }) { receive(data) }
             let resumes = state.withLock { state -> Bool in
                 state.queuedBytes -= data.count
                 guard let held = state.heldForQueue, chunk >= held,
@@ -437,7 +464,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
                 // Suspended by the caller meanwhile: its resume() resumes the task.
                 return !state.isSuspended
             }
-            if resumes { task.resume() }
+            if resumes { resumeNetwork(task) }
         }
     }
 
@@ -496,7 +523,13 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     }
 
     private func receive(_ data: Data) {
-        let (writer, isReplaced) = state.withLock { ($0.writer, $0.replacement != nil || $0.isResending) }
+        let (writer, isReplaced) = state.withLock { state -> (HTTPCacheEntryWriter?, Bool) in
+            if state.stopsStoring, let writer = state.writer {
+                writer.discard()
+                state.writer = nil
+            }
+            return (state.writer, state.replacement != nil || state.isResending)
+        }
         guard !isReplaced else { return }
         writer?.write(data)
         handler?.transportTask(self, didReceive: data)
@@ -504,7 +537,13 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
 
     func transportTask(_ task: any TransportTask, didSendBodyBytes totalBytesSent: Int64, of totalBytesExpected: Int64?)
     {
-        handler?.transportTask(self, didSendBodyBytes: totalBytesSent, of: totalBytesExpected)
+        // In order with the other events: through the queue when there is one.
+        guard let queue else {
+            return handler?.transportTask(self, didSendBodyBytes: totalBytesSent, of: totalBytesExpected) ?? ()
+        }
+        queue.async { [self] in
+            handler?.transportTask(self, didSendBodyBytes: totalBytesSent, of: totalBytesExpected)
+        }
     }
 
     private func complete(with error: URLError?, metrics: RequestMetrics) {
@@ -583,11 +622,18 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
         case .resend:
             guard let resend = state.withLock({ $0.resend }) else { return }
             let network = resend(self)
-            let runs = state.withLock { state -> Bool in
+            enum Next { case run, wait, drop }
+            let next = state.withLock { state -> Next in
+                // Cancelled meanwhile (the cancel was reported by a step): the task never runs.
+                guard !state.isCompleted, !state.isCancelled else { return .drop }
                 state.network = network
-                return !state.isSuspended
+                return state.isSuspended ? .wait : .run
             }
-            if runs { network.resume() }
+            switch next {
+            case .run: resumeNetwork(network)
+            case .wait: break
+            case .drop: network.cancel()
+            }
         }
     }
 }

@@ -106,8 +106,12 @@ final class CachingTransport: Transport {
         case .hit(let cached):
             exchange.configure(plan: .play(cached))
         case .hitAndRefresh(let cached, let conditionalHeaders):
-            exchange.configure(plan: .play(cached))
-            refresh(head, body: body, adding: conditionalHeaders, stored: cached, request: request)
+            // The lookup took the key's refresh: a request cancelled meanwhile gives it back.
+            if exchange.configure(plan: .play(cached)) {
+                refresh(head, body: body, adding: conditionalHeaders, stored: cached, request: request)
+            } else {
+                cache.finishRefresh(forKey: cached.entry.key)
+            }
         case .revalidate(let cached, let conditionalHeaders):
             var withConditions = head
             withConditions.addHeaders(conditionalHeaders, replacing: true)

@@ -136,12 +136,80 @@ import FoundationNetworking
             network,
             didReceive: ResponseHead(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [])
         )
-        for _ in 0..<5 { exchange.transportTask(network, didReceive: Data(count: 1 << 20)) }
+        for _ in 0..<3 { exchange.transportTask(network, didReceive: Data(count: 1 << 20)) }
+        // Runs on the queue after the third chunk is handled: 2 MiB still queued by then.
+        let resumesAfterThird = TestLock(-1)
+        queue.async { resumesAfterThird.withLock { $0 = network.resumes } }
+        for _ in 0..<2 { exchange.transportTask(network, didReceive: Data(count: 1 << 20)) }
         #expect(network.suspends == 1)
         queue.resume()
         let resumed = await value(within: hangLimit) { await network.waitForResumes(2) }
         #expect(resumed == true, "the queue caught up: the network reads again")
+        #expect(
+            resumesAfterThird.withLock { $0 } == 1,
+            "only the chunk that held the network, handled after the suspension, may resume it"
+        )
         exchange.cancel()
+    }
+
+    @Test func aNetworkTaskMadeWhileTheLookupIsCancelledIsCancelledToo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-race-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache.disk(directory: directory)
+        let url = try #require(URL(string: "http://127.0.0.1:1/raced"))
+        let handler = CollectingHandler()
+        let exchange = CacheExchangeTask(
+            cache: cache,
+            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
+            handler: handler,
+            queue: DispatchQueue(label: "test.disk")
+        )
+        let network = RecordingNetworkTask()
+        exchange.prepareOnResume { exchange in
+            // The caller cancels while the lookup makes the network task.
+            let accepted = exchange.configure(
+                plan: .network(revalidating: nil),
+                network: { exchange in
+                    exchange.cancel()
+                    return network
+                }
+            )
+            #expect(!accepted)
+        }
+        exchange.resume()
+        let completed = await value(within: hangLimit) { await handler.waitForCompletion() }
+        #expect(completed == true)
+        #expect(handler.completionCode == .cancelled)
+        #expect(network.cancels == 1, "never left unresumed")
+        #expect(network.resumes == 0)
+    }
+
+    @Test func aCancelBeforeTheFirstResumeSkipsTheLookup() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-skip-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache.disk(directory: directory)
+        let url = try #require(URL(string: "http://127.0.0.1:1/skipped"))
+        let handler = CollectingHandler()
+        let queue = DispatchQueue(label: "test.disk")
+        let exchange = CacheExchangeTask(
+            cache: cache,
+            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
+            handler: handler,
+            queue: queue
+        )
+        let lookedUp = TestLock(false)
+        exchange.prepareOnResume { _ in lookedUp.withLock { $0 = true } }
+        exchange.cancel()
+        exchange.resume()
+        let completed = await value(within: hangLimit) { await handler.waitForCompletion() }
+        #expect(completed == true)
+        #expect(handler.completionCode == .cancelled)
+        queue.sync {}
+        #expect(lookedUp.withLock { $0 } == false)
     }
 }
 
@@ -209,10 +277,13 @@ private final class ThreadRecordingStore: HTTPCacheStore {
 
 /// A network task that counts its suspensions and resumptions.
 private final class RecordingNetworkTask: TransportTask {
-    private let counts = TestLock((suspends: 0, resumes: 0, waiters: [(Int, CheckedContinuation<Bool, Never>)]()))
+    private let counts = TestLock(
+        (suspends: 0, resumes: 0, cancels: 0, waiters: [(Int, CheckedContinuation<Bool, Never>)]())
+    )
 
     var suspends: Int { counts.withLock { $0.suspends } }
     var resumes: Int { counts.withLock { $0.resumes } }
+    var cancels: Int { counts.withLock { $0.cancels } }
 
     func resume() {
         let ready = counts.withLock { counts -> [CheckedContinuation<Bool, Never>] in
@@ -226,7 +297,7 @@ private final class RecordingNetworkTask: TransportTask {
     }
 
     func suspend() { counts.withLock { $0.suspends += 1 } }
-    func cancel() {}
+    func cancel() { counts.withLock { $0.cancels += 1 } }
 
     /// Returns once `resume()` has been called `count` times.
     func waitForResumes(_ count: Int) async -> Bool {
@@ -246,6 +317,7 @@ private final class CollectingHandler: TransportEventHandler {
     private struct State {
         var received = Data()
         var completed = false
+        var completionCode: URLError.Code?
         var byteWaiters: [(Int, CheckedContinuation<Bool, Never>)] = []
         var completionWaiters: [CheckedContinuation<Bool, Never>] = []
     }
@@ -253,6 +325,7 @@ private final class CollectingHandler: TransportEventHandler {
     private let state = TestLock(State())
 
     var received: Data { state.withLock { $0.received } }
+    var completionCode: URLError.Code? { state.withLock { $0.completionCode } }
 
     func transportTask(_ task: any TransportTask, didReceive response: HTTPURLResponse) {}
     func transportTask(_ task: any TransportTask, didReceive head: ResponseHead) {}
@@ -273,6 +346,7 @@ private final class CollectingHandler: TransportEventHandler {
     func transportTask(_ task: any TransportTask, didCompleteWith error: URLError?, metrics: RequestMetrics) {
         let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.completed = true
+            state.completionCode = error?.code
             defer { state.completionWaiters = [] }
             return state.completionWaiters
         }
