@@ -29,6 +29,35 @@ extension DataStreamRequest {
         }
     }
 
+    /// Each piece of the body as `serializer` makes it, as Alamofire's `streamingResponses(serializedUsing:)`
+    /// (whose events become the elements and the end of the loop).
+    ///
+    /// A piece the serializer fails on is a `.failure` element and the loop goes on, as with
+    /// `responseStream(using:)`; the loop ends when the body has all arrived and throws the
+    /// request's ``CourierError`` if it fails. Leaving the loop early, or cancelling its task,
+    /// cancels the request unless `automaticallyCancelling` is `false`.
+    public func streamingResponses<Serializer: DataStreamSerializer>(
+        serializedUsing serializer: Serializer,
+        automaticallyCancelling: Bool = true,
+        bufferLimit: Int = DataStreamRequest.defaultBufferLimit
+    ) -> DataStreamSequence<Result<Serializer.SerializedObject, CourierError>> {
+        DataStreamSequence(request: self, bufferLimit: bufferLimit, automaticallyCancelling: automaticallyCancelling) {
+            { data in
+                guard !data.isEmpty else { return [] }
+                do {
+                    return [.success(try serializer.serialize(data))]
+                } catch {
+                    return [
+                        .failure(
+                            (error as? CourierError)
+                                ?? .responseSerializationFailed(.customSerializationFailed(error: error))
+                        )
+                    ]
+                }
+            }
+        }
+    }
+
     /// Each line of the body decoded as `type` (JSON lines), in order. A line that does not
     /// decode ends the loop with ``CourierError/Kind/responseSerializationFailed`` and cancels the request.
     ///

@@ -271,6 +271,45 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func streamingResponsesSerializeEachPieceAndGoOnAfterAFailure(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // A serializer that fails on every piece: each failure is an element, not the end.
+            struct Counting: DataStreamSerializer {
+                let failsOver: Int
+                func serialize(_ data: Data) throws -> Int {
+                    guard data.count <= failsOver else { throw CocoaError(.coderValueNotFound) }
+                    return data.count
+                }
+            }
+            let url = server.url("/stream-bytes/3000?chunk_size=1000")
+            var succeeded = 0
+            for try await result in session.streamRequest(url).streamingResponses(
+                serializedUsing: Counting(failsOver: .max)
+            ) {
+                succeeded += try result.get()
+            }
+            #expect(succeeded == 3000)
+            var failures: [CourierError] = []
+            for try await result in session.streamRequest(url).streamingResponses(
+                serializedUsing: Counting(failsOver: -1)
+            ) {
+                if case .failure(let error) = result { failures.append(error) }
+            }
+            #expect(!failures.isEmpty, "every piece failed, and the loop went on to the end")
+            #expect(failures.allSatisfy { $0.kind == .responseSerializationFailed })
+            #expect(failures.first?.underlyingError as? CocoaError == CocoaError(.coderValueNotFound))
+            // The request's own failure ends the loop by throwing.
+            await #expect(throws: CourierError.self) {
+                for try await _ in session.streamRequest(server.url("/status/500")).validate()
+                    .streamingResponses(serializedUsing: Counting(failsOver: .max))
+                {}
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func streamingDataEndsWithoutAnEmptyPiece(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
