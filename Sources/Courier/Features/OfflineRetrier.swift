@@ -13,7 +13,8 @@ import FoundationNetworking
 ///
 /// It waits for its ``RetryTrigger`` to fire: by default a ``NetworkMonitor``, which fires when
 /// a link comes up, an address or a default route is added (Linux), or the path becomes
-/// satisfied (Apple platforms); any event ends the wait. A request that is not offline (see
+/// satisfied (Apple platforms); any event ends the wait, and a request whose failed attempt
+/// began before the last event retries at once. A request that is not offline (see
 /// ``isOfflineError``) is left to the next retrier; one whose wait runs out (`maximumWait`, for
 /// each failure) fails with its own error. As in Alamofire there is no retry limit: a request
 /// that fails offline again after an event waits again; ``Session/Configuration/requestDeadline``
@@ -54,8 +55,9 @@ public final class OfflineRetrier: RequestInterceptor {
     /// Creates a retrier that waits on `trigger`.
     ///
     /// - Parameters:
-    ///   - trigger: What says connectivity may have returned; a ``NetworkMonitor`` by default
-    ///     (which watches only while a request waits).
+    ///   - trigger: What says connectivity may have returned; a ``NetworkMonitor`` by default.
+    ///     It is observed for as long as the retrier lives, so that an event during an attempt
+    ///     that then fails offline is not missed.
     ///   - maximumWait: How long a request waits; 5 seconds by default. Negative counts as 0.
     ///   - isOfflineError: Whether a failure means the machine is offline.
     public init(
@@ -66,46 +68,100 @@ public final class OfflineRetrier: RequestInterceptor {
         self.trigger = trigger
         self.maximumWait = max(.zero, maximumWait)
         self.isOfflineError = isOfflineError
+        startWatching()
     }
 
-    /// Leaves the request as it is: this interceptor only retries.
+    /// Leaves the request as it is: this interceptor only retries (sessions skip it when adapting).
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest { urlRequest }
 
-    /// Waits for connectivity to return, then retries; `.doNotRetry` when the failure is not an
-    /// offline one, or connectivity did not return within ``maximumWait``.
+    /// Retries at once when the trigger fired since the failed attempt began (connectivity may be
+    /// back already), else waits for it to fire, at most ``maximumWait``; `.doNotRetry` when the
+    /// failure is not an offline one, or connectivity did not return in time.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         guard isOfflineError(error) else { return .doNotRetry }
-        return await connectivityReturns() ? .retry : .doNotRetry
+        return await connectivityReturns(since: request.metrics?.startDate) ? .retry : .doNotRetry
     }
 
-    /// `true` once the trigger fires, `false` when ``maximumWait`` passes or the waiting task is
-    /// cancelled, whichever comes first; the observation and the timer end either way.
-    private func connectivityReturns() async -> Bool {
+    /// The trigger's observation and who waits on it.
+    private struct Watch {
+        var observation: RetryTriggerObservation?
+        /// When the trigger last fired.
+        var lastEvent: Date?
+        var waiters: [UUID: Waiter] = [:]
+        /// How many waits began, in all (for tests).
+        var waitsBegun = 0
+    }
+
+    private let watch = Protected(Watch())
+
+    /// How many times a request began to wait for the trigger.
+    var waitsBegun: Int { watch.withLock { $0.waitsBegun } }
+
+    deinit {
+        // Not on the trigger's thread, which may be delivering the event that let this go.
+        if let observation = watch.withLock({ $0.observation }) {
+            DispatchQueue.global().async { observation.cancel() }
+        }
+    }
+
+    /// Observes the trigger for the retrier's life.
+    private func startWatching() {
+        let observation = trigger.observe { [weak self] _ in self?.triggerFired() }
+        watch.withLock { $0.observation = observation }
+    }
+
+    /// Notes the event and ends every wait.
+    private func triggerFired() {
+        let waiters = watch.withLock { watch -> [Waiter] in
+            watch.lastEvent = Date()
+            defer { watch.waiters = [:] }
+            return Array(watch.waiters.values)
+        }
+        for waiter in waiters { waiter.settle(true) }
+    }
+
+    /// `true` at once if the trigger fired since `start`; else `true` once it fires, `false` when
+    /// ``maximumWait`` passes or the waiting task is cancelled, whichever comes first.
+    private func connectivityReturns(since start: Date?) async -> Bool {
         let waiter = Waiter()
+        let id = UUID()
         let wait = maximumWait
-        let trigger = self.trigger
-        return await withTaskCancellationHandler {
+        let watch = self.watch
+        let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 guard waiter.begin(continuation) else { return }
-                let observation = trigger.observe { _ in waiter.settle(true) }
-                let timer = Task {
-                    try? await Task.sleep(for: wait)
-                    waiter.settle(false)
+                // Checked and registered under one lock: an event lands before (seen here) or
+                // after (it settles the waiter), never between.
+                let firedAlready = watch.withLock { watch -> Bool in
+                    if let start, let last = watch.lastEvent, last >= start { return true }
+                    watch.waiters[id] = waiter
+                    watch.waitsBegun += 1
+                    return false
                 }
-                waiter.attach(observation, timer)
+                if firedAlready {
+                    waiter.settle(true)
+                    return
+                }
+                waiter.attach(
+                    Task {
+                        try? await Task.sleep(for: wait)
+                        waiter.settle(false)
+                    }
+                )
             }
         } onCancel: {
             waiter.settle(false)
         }
+        watch.withLock { _ = $0.waiters.removeValue(forKey: id) }
+        return answer
     }
 }
 
 /// One request's wait for connectivity: answered once, by the trigger, the timer or a cancel,
-/// whichever comes first, and then the observation and the timer are let go.
+/// whichever comes first, and then the timer is let go.
 private final class Waiter: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Bool, Never>?
-        var observation: RetryTriggerObservation?
         var timer: Task<Void, Never>?
         var answer: Bool?
     }
@@ -125,15 +181,14 @@ private final class Waiter: Sendable {
         return false
     }
 
-    /// Keeps what the wait started, to end it with the answer (at once, if it came already).
-    func attach(_ observation: RetryTriggerObservation, _ timer: Task<Void, Never>) {
+    /// Keeps the timer, to end it with the answer (at once, if it came already).
+    func attach(_ timer: Task<Void, Never>) {
         let isSettled = state.withLock { state -> Bool in
             guard state.answer == nil else { return true }
-            state.observation = observation
             state.timer = timer
             return false
         }
-        if isSettled { end(observation, timer) }
+        if isSettled { timer.cancel() }
     }
 
     /// Answers the wait, the first time only.
@@ -143,20 +198,13 @@ private final class Waiter: Sendable {
             state.answer = answer
             defer {
                 state.continuation = nil
-                state.observation = nil
                 state.timer = nil
             }
             return state
         }
         guard let taken else { return }
         taken.continuation?.resume(returning: answer)
-        end(taken.observation, taken.timer)
-    }
-
-    private func end(_ observation: RetryTriggerObservation?, _ timer: Task<Void, Never>?) {
-        timer?.cancel()
-        // Not on the trigger's thread, which may be delivering the event that settled this.
-        if let observation { DispatchQueue.global().async { observation.cancel() } }
+        taken.timer?.cancel()
     }
 }
 

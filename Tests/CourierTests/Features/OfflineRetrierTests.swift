@@ -65,7 +65,7 @@ import FoundationNetworking
             #expect(result.result.failure == nil, "\(result)")
             #expect(request.retryCount == 1)
             #expect(server.attempts(forKey: key) == 2)
-            #expect(trigger.observeCount == 1, "one wait, for the one offline failure")
+            #expect(trigger.observeCount == 1, "one observation, for the retrier's life")
             await session.invalidate()
         }
     }
@@ -85,7 +85,32 @@ import FoundationNetworking
                 .serializingData().result
             #expect(result.failure?.kind == .transportFailed)
             #expect(server.attempts(forKey: key) == 1)
-            #expect(trigger.observeCount == 1, "it waited, in vain")
+            #expect(retrier.waitsBegun == 1, "it waited, in vain")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anEventDuringTheFailedAttemptRetriesAtOnce(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let trigger = SignallingTrigger()
+            // Waiting would outlast the test's patience: only an event already seen retries.
+            let retrier = OfflineRetrier(
+                trigger: trigger,
+                maximumWait: .milliseconds(1),
+                isOfflineError: { ($0 as? CourierError)?.urlError?.code == .timedOut }
+            )
+            let session = transport.makeSession(interceptor: retrier)
+            let request = session.request(server.url("/fault/hang"), requestModifier: { $0.timeoutInterval = 1 })
+            let response = Task { await request.serializingData().response }
+            // The attempt has reached the server, and hangs there until its timeout: connectivity
+            // "returns" meanwhile.
+            try await server.waitForRequests(1, timeout: .seconds(30))
+            trigger.fire()
+            let result = await response.value
+            #expect(result.error?.urlError?.code == .timedOut, "the retried attempt hangs too")
+            #expect(request.retryCount == 1, "the event during the first attempt retried it at once")
+            #expect(retrier.waitsBegun == 1, "only the second failure waited (no event after it began)")
             await session.invalidate()
         }
     }
@@ -94,10 +119,11 @@ import FoundationNetworking
     func otherFailuresAreLeftToTheNextRetrier(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let trigger = SignallingTrigger()
-            let session = transport.makeSession(interceptor: .offlineRetrier(trigger: trigger))
+            let retrier = OfflineRetrier(trigger: trigger)
+            let session = transport.makeSession(interceptor: retrier)
             let result = await session.request(server.url("/status/503")).validate().serializingData().result
             #expect(result.failure?.responseCode == 503)
-            #expect(trigger.observeCount == 0, "it never waited")
+            #expect(retrier.waitsBegun == 0, "it never waited")
             await session.invalidate()
         }
     }
