@@ -42,19 +42,7 @@ extension DataStreamRequest {
         bufferLimit: Int = DataStreamRequest.defaultBufferLimit
     ) -> DataStreamSequence<Result<Serializer.SerializedObject, CourierError>> {
         DataStreamSequence(request: self, bufferLimit: bufferLimit, automaticallyCancelling: automaticallyCancelling) {
-            { data in
-                guard !data.isEmpty else { return [] }
-                do {
-                    return [.success(try serializer.serialize(data))]
-                } catch {
-                    return [
-                        .failure(
-                            (error as? CourierError)
-                                ?? .responseSerializationFailed(.customSerializationFailed(error: error))
-                        )
-                    ]
-                }
-            }
+            { data in data.isEmpty ? [] : [serializer.result(serializing: data)] }
         }
     }
 

@@ -102,18 +102,7 @@ extension DataStreamRequest {
                 queue: queue,
                 bufferLimit: bufferLimit,
                 reportsParsing: true,
-                transform: { data in
-                    do {
-                        return [.success(try serializer.serialize(data))]
-                    } catch {
-                        return [
-                            .failure(
-                                (error as? CourierError)
-                                    ?? .responseSerializationFailed(.customSerializationFailed(error: error))
-                            )
-                        ]
-                    }
-                },
+                transform: { data in [serializer.result(serializing: data)] },
                 handler: stream
             )
         )

@@ -16,6 +16,20 @@ public protocol DataStreamSerializer<SerializedObject>: Sendable {
     func serialize(_ data: Data) throws -> SerializedObject
 }
 
+extension DataStreamSerializer {
+    /// One piece serialized, its failure as a ``CourierError`` (a serializer's own error wrapped
+    /// as ``CourierError/Kind/responseSerializationFailed``): what stream handlers and loops get.
+    func result(serializing data: Data) -> Result<SerializedObject, CourierError> {
+        do {
+            return .success(try serialize(data))
+        } catch {
+            return .failure(
+                (error as? CourierError) ?? .responseSerializationFailed(.customSerializationFailed(error: error))
+            )
+        }
+    }
+}
+
 /// Each piece decoded as a `T` by a `DataDecoder` (a `JSONDecoder` by default), after a
 /// ``DataPreprocessor``.
 public struct DecodableStreamSerializer<T: Decodable & Sendable>: DataStreamSerializer {

@@ -45,20 +45,9 @@ import FoundationNetworking
     }
 
     @Test func aQueueBehindSuspendsTheNetworkUntilItCatchesUp() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "courier-hold-\(UUID().uuidString)"
-        )
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try HTTPCache.disk(directory: directory, byteLimit: 64 << 20)
-        let url = try #require(URL(string: "http://127.0.0.1:1/held"))
-        let queue = DispatchQueue(label: "test.disk")
-        let handler = CollectingHandler()
-        let exchange = CacheExchangeTask(
-            cache: cache,
-            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
-            handler: handler,
-            queue: queue
-        )
+        let fixture = try DiskExchange("held")
+        defer { fixture.remove() }
+        let (exchange, queue, handler, url) = (fixture.exchange, fixture.queue, fixture.handler, fixture.url)
         let network = RecordingNetworkTask()
         exchange.configure(plan: .network(revalidating: nil), network: { _ in network })
         exchange.resume()
@@ -101,12 +90,7 @@ import FoundationNetworking
         let completed = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(completed == true)
         #expect(handler.received == Data(repeating: 7, count: 6 << 20), "every byte, in order")
-        guard
-            case .hit(let cached) = cache.lookup(
-                HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
-                now: Date()
-            )
-        else {
+        guard case .hit(let cached) = fixture.cache.lookup(fixture.request, now: Date()) else {
             Issue.record("the body was not stored")
             return
         }
@@ -114,20 +98,9 @@ import FoundationNetworking
     }
 
     @Test func aDrainedQueueResumesTheNetwork() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "courier-drain-\(UUID().uuidString)"
-        )
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try HTTPCache.disk(directory: directory)
-        let url = try #require(URL(string: "http://127.0.0.1:1/drained"))
-        let queue = DispatchQueue(label: "test.disk")
-        let handler = CollectingHandler()
-        let exchange = CacheExchangeTask(
-            cache: cache,
-            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
-            handler: handler,
-            queue: queue
-        )
+        let fixture = try DiskExchange("drained")
+        defer { fixture.remove() }
+        let (exchange, queue, url) = (fixture.exchange, fixture.queue, fixture.url)
         let network = RecordingNetworkTask()
         exchange.configure(plan: .network(revalidating: nil), network: { _ in network })
         exchange.resume()
@@ -153,19 +126,9 @@ import FoundationNetworking
     }
 
     @Test func aNetworkTaskMadeWhileTheLookupIsCancelledIsCancelledToo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "courier-race-\(UUID().uuidString)"
-        )
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try HTTPCache.disk(directory: directory)
-        let url = try #require(URL(string: "http://127.0.0.1:1/raced"))
-        let handler = CollectingHandler()
-        let exchange = CacheExchangeTask(
-            cache: cache,
-            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
-            handler: handler,
-            queue: DispatchQueue(label: "test.disk")
-        )
+        let fixture = try DiskExchange("raced")
+        defer { fixture.remove() }
+        let (exchange, handler) = (fixture.exchange, fixture.handler)
         let network = RecordingNetworkTask()
         exchange.prepareOnResume { exchange in
             // The caller cancels while the lookup makes the network task.
@@ -187,20 +150,9 @@ import FoundationNetworking
     }
 
     @Test func aCancelBeforeTheFirstResumeSkipsTheLookup() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "courier-skip-\(UUID().uuidString)"
-        )
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try HTTPCache.disk(directory: directory)
-        let url = try #require(URL(string: "http://127.0.0.1:1/skipped"))
-        let handler = CollectingHandler()
-        let queue = DispatchQueue(label: "test.disk")
-        let exchange = CacheExchangeTask(
-            cache: cache,
-            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
-            handler: handler,
-            queue: queue
-        )
+        let fixture = try DiskExchange("skipped")
+        defer { fixture.remove() }
+        let (exchange, queue, handler) = (fixture.exchange, fixture.queue, fixture.handler)
         let lookedUp = TestLock(false)
         exchange.prepareOnResume { _ in lookedUp.withLock { $0 = true } }
         exchange.cancel()
@@ -211,6 +163,35 @@ import FoundationNetworking
         queue.sync {}
         #expect(lookedUp.withLock { $0 } == false)
     }
+}
+
+/// An exchange over a disk cache in a new folder, with a handler that collects what it gets
+/// and a queue the test may stall.
+private struct DiskExchange {
+    let directory: URL
+    let cache: HTTPCache
+    let url: URL
+    let queue = DispatchQueue(label: "test.disk")
+    let handler = CollectingHandler()
+    let exchange: CacheExchangeTask
+
+    var request: HTTPCacheRequest { HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default) }
+
+    init(_ path: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-\(path)-\(UUID().uuidString)"
+        )
+        cache = try HTTPCache.disk(directory: directory, byteLimit: 64 << 20)
+        url = try #require(URL(string: "http://127.0.0.1:1/\(path)"))
+        exchange = CacheExchangeTask(
+            cache: cache,
+            request: HTTPCacheRequest(method: "GET", url: url, headers: [:], mode: .default),
+            handler: handler,
+            queue: queue
+        )
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
 /// A disk store that notes each call, and the calls made on an event loop.
