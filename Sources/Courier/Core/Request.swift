@@ -67,6 +67,9 @@ public class Request: @unchecked Sendable {
         var machine = StateMachine()
         /// Interceptors added after the request was made (Alamofire 5.11's per-request modifiers).
         var addedInterceptors: [any RequestInterceptor] = []
+        /// One of ``addedInterceptors`` can retry: response handlers added from then on have
+        /// their serializers checked before the request finishes, as with a retrier given at creation.
+        var hasAddedRetrier = false
         /// Response handlers' serializers to run before the request finishes, for a retry
         /// decision on their failures (data requests with a retrier; see `SerializerCheck`).
         var serializerChecks: [any SerializerChecking] = []
@@ -385,7 +388,11 @@ public class Request: @unchecked Sendable {
     /// before the request starts for it to adapt the first attempt.
     @discardableResult
     public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
-        mutableState.withLock { $0.addedInterceptors.append(interceptor) }
+        let retries = Session.retries(interceptor)
+        mutableState.withLock { state in
+            state.addedInterceptors.append(interceptor)
+            if retries { state.hasAddedRetrier = true }
+        }
         return self
     }
 

@@ -9,8 +9,8 @@ import FoundationNetworking
 /// body that does not decode (an empty `500` nobody validated, say) can then be retried. The
 /// result is kept for the handler, which uses it rather than serializing again.
 ///
-/// Made only when the request or its session had a retrier when the request was made (one added
-/// later with `retry(using:)` sees the request's failures, not its serializers'): without one,
+/// Made only when the request or its session had a retrier when the request was made, or the
+/// request was given one (`retry(using:)`) before the handler was added: without one,
 /// serializers run where they always do, after the request has finished, and an awaited
 /// `serializing…` call serializes in the awaiting task. With one, serializers run on the
 /// request's serialization queue before it finishes. `didParseResponse` reports the result a
@@ -85,9 +85,11 @@ extension DataRequest {
     func serializerCheck<Serializer: DataResponseSerializerProtocol>(
         for serializer: Serializer
     ) -> SerializerCheck<Serializer.SerializedObject>? {
-        // Decided when the request was made, without a lock or an allocation: the hot path (no
-        // retrier) pays nothing.
-        guard mayRetrySerializerFailures else { return nil }
+        // Decided when the request was made, without an allocation: without a retrier the hot
+        // path pays one look at the state, for one added since (`retry(using:)`).
+        if !mayRetrySerializerFailures {
+            guard mutableState.withLock({ $0.hasAddedRetrier }) else { return nil }
+        }
         let check = SerializerCheck { Self.serialize($0, with: serializer) }
         let isRegistered = mutableState.withLock { state -> Bool in
             guard !state.machine.hasFinished else { return false }

@@ -79,6 +79,29 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aRetrierAddedToTheRequestIsOfferedItsSerializersFailures(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            // No retrier at creation: the session has none, nor does the request.
+            let session = transport.makeSession()
+            let key = UUID().uuidString
+            let request = session.request(server.url("/fault/flaky/\(key)?times=1&status=500"))
+                .retry(using: RetryPolicy(exponentialBackoffScale: 0.01))
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.value != nil, "the 500 was retried: \(handled)")
+            #expect(server.attempts(forKey: key) == 2)
+
+            // An adapter added alone retries nothing: the failure is the handler's result.
+            let adaptedKey = UUID().uuidString
+            let adapted = session.request(server.url("/fault/flaky/\(adaptedKey)?times=1&status=500"))
+                .adapt(using: .adapter { request, _ in request })
+            let refused = try #require(await response(of: adapted, using: OnlyOK()))
+            #expect(refused.error?.underlyingError is Refused)
+            #expect(server.attempts(forKey: adaptedKey) == 1)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aRetryPastTheDeadlineLeavesTheOtherHandlersAlone(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             // The retrier wants a retry in 600 s; the deadline (60 s) rules it out at once.
