@@ -354,6 +354,20 @@ public struct CourierError: Error, Sendable {
 
     /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw. Too
     /// many redirects reads as `URLError(.httpTooManyRedirects)` here, as URLSession reports it.
+    /// Where a finished download was, for ``Kind/downloadedFileMoveFailed``; `nil` otherwise.
+    /// Alamofire's `sourceURL`.
+    public var sourceURL: URL? {
+        guard case .move(_, let source, _) = detail else { return nil }
+        return source
+    }
+
+    /// Where a finished download was to be moved, for ``Kind/downloadedFileMoveFailed``; `nil`
+    /// otherwise. Alamofire's `destinationURL`.
+    public var destinationURL: URL? {
+        guard case .move(_, _, let destination) = detail else { return nil }
+        return destination
+    }
+
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)

@@ -174,6 +174,9 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
                     .serializingDownloadedFileURL()
                     .result.failure
                 #expect(noDirectory?.kind == .downloadedFileMoveFailed)
+                #expect(noDirectory?.destinationURL == nested)
+                #expect(noDirectory?.sourceURL?.path.contains("CourierDownloads-") == true, "the temporary file")
+                #expect(CourierError.explicitlyCancelled.sourceURL == nil)
                 let created = try await session.download(url, to: { _, _ in (nested, .createIntermediateDirectories) })
                     .serializingDownloadedFileURL().value
                 #expect(try Data(contentsOf: created) == rangePattern(1000))
