@@ -79,7 +79,7 @@ public struct StringResponseSerializer: ResponseSerializer {
     /// ISO-8859-1; `""` for an allowed empty body.
     private func text(of data: Data?, head: ResponseHead?) throws -> String {
         guard let data else { return "" }
-        let named = encoding ?? head?.textEncodingName.flatMap(String.Encoding.courier(ianaCharsetName:))
+        let named = encoding ?? head?.textEncodingName.flatMap(String.Encoding.init(ianaCharsetName:))
         if let named {
             guard let text = String(data: data, encoding: named) else {
                 throw CourierError.responseSerializationFailed(.stringSerializationFailed(encoding: named))
@@ -131,33 +131,5 @@ extension DownloadResponseSerializerProtocol where Self == StringResponseSeriali
             emptyResponseCodes: emptyResponseCodes,
             emptyRequestMethods: emptyRequestMethods
         )
-    }
-}
-
-extension String.Encoding {
-    /// The encoding an IANA charset name (from a `Content-Type`) stands for, or `nil` if unknown.
-    static func courier(ianaCharsetName name: String) -> String.Encoding? {
-        switch name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            .lowercased()
-        {
-        case "utf-8", "utf8": return .utf8
-        case "us-ascii", "ascii": return .ascii
-        case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .isoLatin1
-        case "iso-8859-2", "latin2": return .isoLatin2
-        case "windows-1252", "cp1252": return .windowsCP1252
-        case "windows-1251", "cp1251": return .windowsCP1251
-        case "windows-1250", "cp1250": return .windowsCP1250
-        case "utf-16": return .utf16
-        case "utf-16be": return .utf16BigEndian
-        case "utf-16le": return .utf16LittleEndian
-        case "utf-32": return .utf32
-        case "utf-32be": return .utf32BigEndian
-        case "utf-32le": return .utf32LittleEndian
-        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
-        case "euc-jp": return .japaneseEUC
-        case "iso-2022-jp": return .iso2022JP
-        case "macintosh", "mac": return .macOSRoman
-        default: return nil
-        }
     }
 }
