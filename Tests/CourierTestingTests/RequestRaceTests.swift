@@ -284,11 +284,3 @@ import FoundationNetworking
         await session.invalidate()
     }
 }
-
-extension Result {
-    /// The error, if a failure.
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

@@ -18,7 +18,7 @@ extension DataResponse {
     public func tryMap<NewSuccess: Sendable>(
         _ transform: (Success) throws -> NewSuccess
     ) -> DataResponse<NewSuccess, any Error> {
-        replacingResult(result.tryMapping(transform))
+        replacingResult(result.tryMap(transform))
     }
 
     /// This response with its error passed through `transform`; a success stays as it is.
@@ -31,30 +31,6 @@ extension DataResponse {
     public func tryMapError<NewFailure: Error>(
         _ transform: (Failure) throws -> NewFailure
     ) -> DataResponse<Success, any Error> {
-        replacingResult(result.tryMappingError(transform))
-    }
-}
-
-extension Result {
-    /// The success passed through `transform`, a thrown error becoming the failure.
-    func tryMapping<NewSuccess>(_ transform: (Success) throws -> NewSuccess) -> Result<NewSuccess, any Error> {
-        switch self {
-        case .success(let value): Result<NewSuccess, any Error> { try transform(value) }
-        case .failure(let error): .failure(error)
-        }
-    }
-
-    /// The failure passed through `transform`, a thrown error becoming the failure.
-    func tryMappingError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> Result<Success, any Error> {
-        switch self {
-        case .success(let value):
-            return .success(value)
-        case .failure(let error):
-            do {
-                return .failure(try transform(error))
-            } catch {
-                return .failure(error)
-            }
-        }
+        replacingResult(result.tryMapError(transform))
     }
 }

@@ -15,7 +15,7 @@ extension DownloadResponse {
     public func tryMap<NewSuccess: Sendable>(
         _ transform: (Success) throws -> NewSuccess
     ) -> DownloadResponse<NewSuccess, any Error> {
-        replacingResult(result.tryMapping(transform))
+        replacingResult(result.tryMap(transform))
     }
 
     /// This response with its error passed through `transform`; a success stays as it is.
@@ -30,7 +30,7 @@ extension DownloadResponse {
     public func tryMapError<NewFailure: Error>(
         _ transform: (Failure) throws -> NewFailure
     ) -> DownloadResponse<Success, any Error> {
-        replacingResult(result.tryMappingError(transform))
+        replacingResult(result.tryMapError(transform))
     }
 
     private func replacingResult<NewSuccess, NewFailure>(

@@ -289,11 +289,3 @@ private struct Attempts: Decodable, Sendable {
         }
     }
 }
-
-extension Result {
-    /// The error, if this is a failure.
-    var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}
