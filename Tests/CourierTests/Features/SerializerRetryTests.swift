@@ -57,6 +57,28 @@ import FoundationNetworking
         }
     }
 
+    /// Adds a response handler per named serializer to the unstarted `request`, starts it, and
+    /// returns each handler's error by name once all have answered (`nil` after 30 s).
+    private func errors(
+        of request: DataRequest,
+        handlers: [(name: String, serializer: any DataResponseSerializerProtocol)]
+    ) async -> [String: CourierError?]? {
+        let (results, continuation) = AsyncStream<(String, CourierError?)>.makeStream()
+        func add(_ serializer: some DataResponseSerializerProtocol, named name: String) {
+            request.response(responseSerializer: serializer) { continuation.yield((name, $0.error)) }
+        }
+        for (name, serializer) in handlers { add(serializer, named: name) }
+        request.resume()
+        return await value(within: 30) { () -> [String: CourierError?] in
+            var errors: [String: CourierError?] = [:]
+            for await (name, error) in results {
+                errors[name] = error
+                if errors.count == handlers.count { break }
+            }
+            return errors
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aSerializerFailureIsRetriedWhenTheRetrierSaysSo(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
@@ -110,21 +132,12 @@ import FoundationNetworking
                 interceptor: Retrier { _, _, _ in .retryWithDelay(600) }
             )
             let request = session.request(server.url("/status/500"), shouldAutomaticallyResume: false)
-            let (results, continuation) = AsyncStream<(String, CourierError?)>.makeStream()
-            request.response(responseSerializer: OnlyOK()) { continuation.yield(("strict", $0.error)) }
-            request.response(responseSerializer: DataResponseSerializer(emptyResponseCodes: [500])) {
-                continuation.yield(("raw", $0.error))
-            }
-            request.resume()
-            let errors = await value(within: 30) { () -> [String: CourierError?] in
-                var errors: [String: CourierError?] = [:]
-                for await (name, error) in results {
-                    errors[name] = error
-                    if errors.count == 2 { break }
-                }
-                return errors
-            }
-            let handled = try #require(errors)
+            let handled = try #require(
+                await errors(
+                    of: request,
+                    handlers: [("strict", OnlyOK()), ("raw", DataResponseSerializer(emptyResponseCodes: [500]))]
+                )
+            )
             #expect(handled["strict"]??.underlyingError is Refused)
             #expect(handled.keys.contains("raw") && handled["raw"]?.map(\.kind) == nil, "not the strict one's failure")
             #expect(request.error == nil)
@@ -154,22 +167,15 @@ import FoundationNetworking
             let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
             // All three handlers are in place before the request starts.
             let request = session.request(server.url("/status/500"), shouldAutomaticallyResume: false)
-            let (results, continuation) = AsyncStream<(String, CourierError?)>.makeStream()
-            request.response(responseSerializer: OnlyOK()) { continuation.yield(("first", $0.error)) }
-            request.response(responseSerializer: OnlyOK()) { continuation.yield(("second", $0.error)) }
-            request.response(responseSerializer: DataResponseSerializer(emptyResponseCodes: [500])) {
-                continuation.yield(("raw", $0.error))
-            }
-            request.resume()
-            let errors = await value(within: 30) { () -> [String: CourierError?] in
-                var errors: [String: CourierError?] = [:]
-                for await (name, error) in results {
-                    errors[name] = error
-                    if errors.count == 3 { break }
-                }
-                return errors
-            }
-            let handled = try #require(errors)
+            let handled = try #require(
+                await errors(
+                    of: request,
+                    handlers: [
+                        ("first", OnlyOK()), ("second", OnlyOK()),
+                        ("raw", DataResponseSerializer(emptyResponseCodes: [500])),
+                    ]
+                )
+            )
             #expect(retrier.asked.withLock { $0.count } == 2, "each failing serializer gets its decision")
             #expect(handled["first"]??.kind == .requestRetryFailed)
             #expect(handled["second"]??.kind == .requestRetryFailed)
