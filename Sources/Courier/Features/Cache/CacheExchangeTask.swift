@@ -523,13 +523,17 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler {
     }
 
     private func receive(_ data: Data) {
-        let (writer, isReplaced) = state.withLock { state -> (HTTPCacheEntryWriter?, Bool) in
-            if state.stopsStoring, let writer = state.writer {
-                writer.discard()
+        let (writer, dropped, isReplaced) = state.withLock {
+            state -> (HTTPCacheEntryWriter?, HTTPCacheEntryWriter?, Bool) in
+            var dropped: HTTPCacheEntryWriter?
+            if state.stopsStoring {
+                dropped = state.writer
                 state.writer = nil
             }
-            return (state.writer, state.replacement != nil || state.isResending)
+            return (state.writer, dropped, state.replacement != nil || state.isResending)
         }
+        // Its file is removed outside the lock, which the transport's thread takes for each chunk.
+        dropped?.discard()
         guard !isReplaced else { return }
         writer?.write(data)
         handler?.transportTask(self, didReceive: data)
