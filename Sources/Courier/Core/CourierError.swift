@@ -352,8 +352,6 @@ public struct CourierError: Error, Sendable {
         return nil
     }
 
-    /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw. Too
-    /// many redirects reads as `URLError(.httpTooManyRedirects)` here, as URLSession reports it.
     /// Where a finished download was, for ``Kind/downloadedFileMoveFailed``; `nil` otherwise.
     /// Alamofire's `sourceURL`.
     public var sourceURL: URL? {
@@ -368,6 +366,8 @@ public struct CourierError: Error, Sendable {
         return destination
     }
 
+    /// The error underneath: what a transport, encoder, decoder, adapter or retrier threw. Too
+    /// many redirects reads as `URLError(.httpTooManyRedirects)` here, as URLSession reports it.
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)

@@ -100,7 +100,7 @@ final class DownloadFile: @unchecked Sendable {
     }
 }
 
-/// The folder downloads are written in, and the files in it: only the user may enter the folder
+/// The folders downloads and encoded multipart forms are written in, and the files in them: only the user may enter the folder
 /// (mode 0700) or read a file (0600), so that on a shared host another user can neither read a
 /// download in flight nor plant the folder, or a link in its place, beforehand.
 enum PrivateFolder {
@@ -141,13 +141,13 @@ enum PrivateFolder {
         case S_IFDIR: break
         case S_IFLNK:
             throw Refusal(
-                description: "The download folder \(path) is a symbolic link; Courier writes only into a real folder."
+                description: "The folder \(path) is a symbolic link; Courier writes only into a real folder."
             )
-        default: throw Refusal(description: "The download folder \(path) exists but is not a folder.")
+        default: throw Refusal(description: "The folder \(path) exists but is not a folder.")
         }
         guard status.st_uid == geteuid() else {
             throw Refusal(
-                description: "The download folder \(path) belongs to another user (uid \(status.st_uid)); remove it."
+                description: "The folder \(path) belongs to another user (uid \(status.st_uid)); remove it."
             )
         }
         // Ours (so no one else can swap it: the temporary directory is sticky), but open to
@@ -176,11 +176,11 @@ enum PrivateFolder {
         }
         let problem: String?
         if status.st_mode & S_IFMT != S_IFREG {
-            problem = "The download file \(path) is not a regular file."
+            problem = "The file \(path) is not a regular file."
         } else if status.st_uid != geteuid() {
-            problem = "The download file \(path) belongs to another user (uid \(status.st_uid))."
+            problem = "The file \(path) belongs to another user (uid \(status.st_uid))."
         } else if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
-            problem = "The download file \(path) is readable by others and cannot be made private."
+            problem = "The file \(path) is readable by others and cannot be made private."
         } else {
             problem = nil
         }

@@ -199,7 +199,7 @@ extension Session {
             fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume,
             makesUploadableSlowly: !(uploadable is UploadRequest.Uploadable)
-        ) { try uploadable.createUploadable().madeBody() }
+        ) { try uploadable.createUploadable().madeBody(removingWith: fileManager) }
     }
 
     /// Uploads `upload`: it builds the request and makes the body (``UploadConvertible``).

@@ -8,8 +8,8 @@ extension UploadRequest {
     /// a retry; a `.stream` can be read once, so its request is never retried (pass a
     /// ``RequestBody/stream(length:_:)`` that opens a new stream per attempt to allow retries).
     public enum Uploadable: @unchecked Sendable {
-        // `@unchecked Sendable`: an `InputStream` is not `Sendable`; the request reads it on one
-        // attempt only, never from two threads at once.
+        // `@unchecked Sendable`: an `InputStream` is not `Sendable`; one upload reads it on one
+        // attempt only, never from two threads at once. Give a stream to one upload only.
 
         /// Bytes in memory.
         case data(Data)
@@ -19,13 +19,19 @@ extension UploadRequest {
         /// A stream, read once as the body is sent (chunked: its length is unknown).
         case stream(InputStream)
 
-        /// The body Courier sends, and the file to remove when the request finishes.
-        func madeBody() throws -> MadeBody {
+        /// The body Courier sends, and the file to remove when the request finishes; a file that
+        /// may be removed but cannot be read is removed at once, with `fileManager`.
+        func madeBody(removingWith fileManager: FileManager) throws -> MadeBody {
             switch self {
             case .data(let data):
                 return MadeBody(body: .data(data), temporaryFile: nil)
             case .file(let url, let shouldRemove):
-                return MadeBody(body: try .file(url), temporaryFile: shouldRemove ? url : nil)
+                do {
+                    return MadeBody(body: try .file(url), temporaryFile: shouldRemove ? url : nil)
+                } catch {
+                    if shouldRemove { try? fileManager.removeItem(at: url) }
+                    throw error
+                }
             case .stream(let stream):
                 return MadeBody(body: .stream(readingOnce: stream), temporaryFile: nil)
             }
@@ -36,7 +42,7 @@ extension UploadRequest {
 /// A type that makes the body of an upload: Alamofire's hook for bodies that are costly to make
 /// (written to a file, say). Courier calls ``createUploadable()`` once, before the first attempt
 /// and off the caller's thread for the slow kinds; an error it throws fails the request with
-/// ``CourierError/Kind/createUploadableFailed``.
+/// ``CourierError/Kind/createUploadableFailed`` (a ``CourierError`` it throws is kept as it is).
 public protocol UploadableConvertible: Sendable {
     /// Makes the body to send.
     func createUploadable() throws -> UploadRequest.Uploadable

@@ -35,14 +35,14 @@ extension CourierExtended {
     /// Courier's static members of this type.
     public static var courier: CourierExtension<Self>.Type {
         get { CourierExtension<Self>.self }
-        // Required by the protocol so that mutating members can be reached; there is nothing to set.
+        // The protocol asks for a setter (as Alamofire's does); the namespace holds nothing to set.
         set {}
     }
 
     /// Courier's members of this value.
     public var courier: CourierExtension<Self> {
         get { CourierExtension(self) }
-        // Required by the protocol so that mutating members can be reached; there is nothing to set.
+        // The protocol asks for a setter (as Alamofire's does); the namespace holds nothing to set.
         set {}
     }
 }

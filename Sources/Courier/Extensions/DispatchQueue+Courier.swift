@@ -7,6 +7,7 @@ extension DispatchQueue {
     /// a year (infinity included) is a year, so no number traps.
     public func after(_ delay: TimeInterval, execute work: @escaping @Sendable () -> Void) {
         let seconds = delay.isNaN ? 0 : min(max(delay, 0), 365 * 24 * 3600)
-        asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000)), execute: work)
+        // Whole milliseconds fit an `Int` on every platform (32-bit watchOS too) for a year.
+        asyncAfter(deadline: .now() + .milliseconds(Int(seconds * 1000)), execute: work)
     }
 }

@@ -4,13 +4,18 @@ extension DataStreamRequest {
     /// The body as an `InputStream`, as Alamofire's `asInputStream(bufferSize:)`: for code that
     /// reads a stream (a parser, `JSONSerialization.jsonObject(with:)` given a stream).
     ///
-    /// Read it synchronously, off the main thread: `read(_:maxLength:)` waits for the next piece
-    /// of the body, returns `0` at its end, and `-1` with the request's ``CourierError`` in
-    /// `streamError` if it fails. While more than `bufferSize` bytes wait to be read, the
-    /// transfer is held back. Making the stream starts the request, as adding a response handler
-    /// does; closing it before the end stops reading without cancelling the request (cancel it
-    /// yourself if nothing else reads it). Run-loop scheduling and the stream's delegate are not
-    /// supported: nothing calls them.
+    /// Read it on a thread of your own: `read(_:maxLength:)` blocks until the next piece of the
+    /// body arrives, returns `0` at its end, and `-1` with the request's ``CourierError`` in
+    /// `streamError` if it fails. Never read it from the main thread or from Swift concurrency's
+    /// tasks, whose few threads Courier needs to deliver the body. While more than `bufferSize`
+    /// bytes wait to be read, the transfer is held back.
+    ///
+    /// The stream sees the pieces that arrive after it is made, so make it before the body
+    /// starts. Making it starts the request, as adding a response handler does (a request that
+    /// does not start by itself, `shouldAutomaticallyResume: false`, needs `resume()`). Closing
+    /// it, or letting it go, before the end stops reading without cancelling the request (cancel
+    /// it yourself if nothing else reads it). Run-loop scheduling and the stream's delegate are
+    /// not supported, so do not hand it to `URLSession` as an upload's body; read it yourself.
     ///
     /// - Parameter bufferSize: The bytes held for the reader before the transfer waits; 1,024 by
     ///   default, as in Alamofire.
@@ -30,6 +35,9 @@ final class DataStreamInputStream: InputStream {
         super.init(data: Data())
     }
 
+    /// A stream let go of unread must not hold the transfer back for the request's other readers.
+    deinit { buffer.close() }
+
     override func open() { buffer.open() }
 
     /// Stops reading: what is held is dropped and the transfer no longer waits for this reader.
@@ -39,8 +47,9 @@ final class DataStreamInputStream: InputStream {
 
     override var streamError: (any Error)? { buffer.failure }
 
-    /// `true` while the stream is open and not at its end: a read may have to wait for the body,
-    /// which counts, as `InputStream`'s documentation allows.
+    /// `true` while the stream is open: a read may have to wait for the body, or be the one that
+    /// reports its end or its failure, as `InputStream`'s documentation allows. A loop on
+    /// `hasBytesAvailable` therefore always sees the failure of a body cut short.
     override var hasBytesAvailable: Bool { buffer.hasBytesAvailable }
 
     override func getBuffer(
@@ -87,7 +96,7 @@ final class InputStreamBuffer: DataStreamRequest.Consumer, @unchecked Sendable {
 
     var status: Stream.Status { locked { streamStatus } }
     var failure: (any Error)? { locked { streamError } }
-    var hasBytesAvailable: Bool { locked { streamStatus == .open && (head < chunks.count || completion == nil) } }
+    var hasBytesAvailable: Bool { locked { streamStatus == .open } }
 
     // MARK: - DataStreamRequest.Consumer
 
@@ -174,7 +183,8 @@ final class InputStreamBuffer: DataStreamRequest.Consumer, @unchecked Sendable {
                 head = 0
             }
             bufferedBytes -= copied
-            guard lagging, bufferedBytes <= bufferSize else { return (copied, false) }
+            // Caught up at half the size, as the other consumers: no hold and release per piece.
+            guard lagging, bufferedBytes <= bufferSize / 2 else { return (copied, false) }
             lagging = false
             return (copied, true)
         }

@@ -63,6 +63,11 @@ public final class NetworkMonitor: RetryTrigger, Sendable {
     /// The network namespace watched, when not the process's own (Linux, tests).
     private let namespacePath: String?
 
+    /// One monitor of the process's network for everything that only observes it: the default
+    /// trigger of every ``OfflineRetrier``, so that many retriers share one netlink socket (or
+    /// one path monitor) and its thread. Do not ``stop()`` it: that would end it for all of them.
+    public static let shared = NetworkMonitor()
+
     /// A monitor of the process's network: its namespace on Linux, the system's path on Apple
     /// platforms. It starts when first observed or iterated.
     public init() {

@@ -55,18 +55,20 @@ public final class OfflineRetrier: RequestInterceptor {
     /// Creates a retrier that waits on `trigger`.
     ///
     /// - Parameters:
-    ///   - trigger: What says connectivity may have returned; a ``NetworkMonitor`` by default.
+    ///   - trigger: What says connectivity may have returned; by default ``NetworkMonitor/shared``,
+    ///     which every retrier made this way shares.
     ///     It is observed for as long as the retrier lives, so that an event during an attempt
     ///     that then fails offline is not missed.
-    ///   - maximumWait: How long a request waits; 5 seconds by default. Negative counts as 0.
+    ///   - maximumWait: How long a request waits; 5 seconds by default. Negative counts as 0,
+    ///     beyond a year as a year.
     ///   - isOfflineError: Whether a failure means the machine is offline.
     public init(
-        trigger: any RetryTrigger = NetworkMonitor(),
+        trigger: any RetryTrigger = NetworkMonitor.shared,
         maximumWait: Duration = OfflineRetrier.defaultWait,
         isOfflineError: @escaping @Sendable (_ error: any Error) -> Bool = OfflineRetrier.defaultIsOfflineError
     ) {
         self.trigger = trigger
-        self.maximumWait = max(.zero, maximumWait)
+        self.maximumWait = min(max(.zero, maximumWait), .seconds(365 * 24 * 3600))
         self.isOfflineError = isOfflineError
         startWatching()
     }
@@ -79,14 +81,19 @@ public final class OfflineRetrier: RequestInterceptor {
     /// failure is not an offline one, or connectivity did not return in time.
     public func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
         guard isOfflineError(error) else { return .doNotRetry }
-        return await connectivityReturns(since: request.metrics?.startDate) ? .retry : .doNotRetry
+        return await connectivityReturns(for: request.id, since: request.metrics?.startDate) ? .retry : .doNotRetry
     }
 
     /// The trigger's observation and who waits on it.
     private struct Watch {
         var observation: RetryTriggerObservation?
-        /// When the trigger last fired.
+        /// When the trigger last fired, and how many times it has.
         var lastEvent: Date?
+        var eventCount = 0
+        /// The event each request last retried at once for: once per event, so that a wall clock
+        /// stepped back (`lastEvent` then seems later than every new attempt) cannot make a
+        /// request retry in a loop. Emptied past 1,024 requests (at worst one more retry each).
+        var immediateRetries: [UUID: Int] = [:]
         var waiters: [UUID: Waiter] = [:]
         /// How many waits began, in all (for tests).
         var waitsBegun = 0
@@ -114,15 +121,17 @@ public final class OfflineRetrier: RequestInterceptor {
     private func triggerFired() {
         let waiters = watch.withLock { watch -> [Waiter] in
             watch.lastEvent = Date()
+            watch.eventCount += 1
             defer { watch.waiters = [:] }
             return Array(watch.waiters.values)
         }
         for waiter in waiters { waiter.settle(true) }
     }
 
-    /// `true` at once if the trigger fired since `start`; else `true` once it fires, `false` when
-    /// ``maximumWait`` passes or the waiting task is cancelled, whichever comes first.
-    private func connectivityReturns(since start: Date?) async -> Bool {
+    /// `true` at once if the trigger fired since `start` (once per event for request `requestID`);
+    /// else `true` once it fires, `false` when ``maximumWait`` passes or the waiting task is
+    /// cancelled, whichever comes first.
+    private func connectivityReturns(for requestID: UUID, since start: Date?) async -> Bool {
         let waiter = Waiter()
         let id = UUID()
         let wait = maximumWait
@@ -133,7 +142,13 @@ public final class OfflineRetrier: RequestInterceptor {
                 // Checked and registered under one lock: an event lands before (seen here) or
                 // after (it settles the waiter), never between.
                 let firedAlready = watch.withLock { watch -> Bool in
-                    if let start, let last = watch.lastEvent, last >= start { return true }
+                    if let start, let last = watch.lastEvent, last >= start,
+                        watch.immediateRetries[requestID] != watch.eventCount
+                    {
+                        if watch.immediateRetries.count >= 1024 { watch.immediateRetries = [:] }
+                        watch.immediateRetries[requestID] = watch.eventCount
+                        return true
+                    }
                     watch.waiters[id] = waiter
                     watch.waitsBegun += 1
                     return false
@@ -211,7 +226,7 @@ private final class Waiter: Sendable {
 extension RequestInterceptor where Self == OfflineRetrier {
     /// An ``OfflineRetrier``: `interceptor: .offlineRetrier(maximumWait: .seconds(10))`.
     public static func offlineRetrier(
-        trigger: any RetryTrigger = NetworkMonitor(),
+        trigger: any RetryTrigger = NetworkMonitor.shared,
         maximumWait: Duration = OfflineRetrier.defaultWait,
         isOfflineError: @escaping @Sendable (_ error: any Error) -> Bool = OfflineRetrier.defaultIsOfflineError
     ) -> OfflineRetrier {

@@ -96,4 +96,99 @@ import FoundationNetworking
             await session.invalidate()
         }
     }
+
+    @Test(arguments: TransportKind.allCases)
+    func aBodyCutShortIsSeenByALoopOnHasBytesAvailable(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // 1,000 bytes sent of the 2,000 declared, then the connection closes.
+            let stream = session.streamRequest(server.url("/fault/content-length/1000")).asInputStream()
+            final class Box: @unchecked Sendable {  // Handed to one thread, then back.
+                let stream: InputStream
+                init(_ stream: InputStream) { self.stream = stream }
+            }
+            let box = Box(stream)
+            let outcome = await value(within: hangLimit) {
+                await withCheckedContinuation { (continuation: CheckedContinuation<(Int, Int), Never>) in
+                    Thread.detachNewThread {
+                        var buffer = [UInt8](repeating: 0, count: 256)
+                        var total = 0
+                        var last = 0
+                        box.stream.open()
+                        while box.stream.hasBytesAvailable {
+                            last = box.stream.read(&buffer, maxLength: buffer.count)
+                            if last <= 0 { break }
+                            total += last
+                        }
+                        continuation.resume(returning: (total, last))
+                    }
+                }
+            }
+            #expect(outcome?.1 == -1, "the loop ends on the failure, not as if the body were whole")
+            #expect((outcome?.0 ?? 0) <= 1000)
+            #expect(stream.streamError is CourierError)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func closingWakesAReaderThatWaits(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            // Nothing arrives for 10 s: a read waits.
+            let request = session.streamRequest(server.url("/drip?numbytes=1&duration=0&delay=10"))
+            let received = TestLock(0)
+            request.responseStream { stream in
+                if case .stream(let result) = stream.event { received.withLock { $0 += result.get().count } }
+            }
+            let stream = request.asInputStream()
+            final class Box: @unchecked Sendable {  // Shared by the reader and the closer.
+                let stream: InputStream
+                init(_ stream: InputStream) { self.stream = stream }
+            }
+            let box = Box(stream)
+            let (started, starting) = AsyncStream<Void>.makeStream()
+            let result = Task {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                    Thread.detachNewThread {
+                        var byte: UInt8 = 0
+                        box.stream.open()
+                        starting.yield()
+                        continuation.resume(returning: box.stream.read(&byte, maxLength: 1))
+                    }
+                }
+            }
+            _ = await started.first { _ in true }
+            box.stream.close()
+            let read = await value(within: hangLimit) { await result.value }
+            #expect(read == -1)
+            #expect(received.withLock { $0 } == 0, "woken by the close, not by the body")
+            request.cancel()
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStreamLetGoUnreadHoldsNothingBack(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.streamRequest(server.url("/stream-bytes/200000?chunk_size=10000"))
+            let received = TestLock(0)
+            let (ends, ended) = AsyncStream<Void>.makeStream()
+            request.responseStream { stream in
+                switch stream.event {
+                case .stream(let result): received.withLock { $0 += result.get().count }
+                case .complete:
+                    ended.yield()
+                    ended.finish()
+                }
+            }
+            // A tiny buffer, never read, and let go at once.
+            _ = request.asInputStream(bufferSize: 1)
+            let completed = await value(within: hangLimit) { await ends.first { _ in true } != nil }
+            #expect(completed == true, "the other reader got the whole body")
+            #expect(received.withLock { $0 } == 200_000)
+            await session.invalidate()
+        }
+    }
 }
