@@ -7,8 +7,9 @@ extension String.Encoding {
     /// Names are matched without regard to case, quotes or surrounding spaces, aliases included
     /// (`latin1`, `cp1252`, `csShiftJIS`…). Covered: UTF-8, UTF-16 and UTF-32 (with and without a
     /// byte order), US-ASCII, ISO-8859-1 to -16, Windows-1250 to -1258, KOI8-R and KOI8-U,
-    /// Shift_JIS, EUC-JP, ISO-2022-JP, GB2312, GBK and GB18030 (GBK labels decode as GB18030,
-    /// its superset, as the WHATWG Encoding Standard does), Big5, EUC-KR and Macintosh.
+    /// Shift_JIS, EUC-JP, ISO-2022-JP, GB2312, GBK and GB18030 (all read as GB18030, their superset,
+    /// as the WHATWG Encoding Standard does: pages labelled GB2312 often hold GBK), Big5, EUC-KR
+    /// (read as its superset Windows-949, likewise) and Macintosh.
     ///
     /// Foundation decodes all of them on Apple platforms; on Linux, all but EUC-JP, whose text
     /// then fails to decode (``CourierError/Kind/responseSerializationFailed``) rather than being
@@ -184,10 +185,23 @@ extension String.Encoding {
         add(.shiftJIS, "shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis")
         add(.japaneseEUC, "euc-jp", "extended_unix_code_packed_format_for_japanese", "cseucpkdfmtjapanese")
         add(.iso2022JP, "iso-2022-jp", "csiso2022jp")
-        add(coreFoundation(0x0930), "gb2312", "csgb2312", "euc-cn")
-        add(coreFoundation(0x0632), "gb18030", "csgb18030", "gbk", "cp936", "ms936", "windows-936", "csgbk")
+        add(
+            coreFoundation(0x0632),
+            "gb18030",
+            "csgb18030",
+            "gbk",
+            "gb2312",
+            "csgb2312",
+            "euc-cn",
+            "cp936",
+            "ms936",
+            "windows-936",
+            "csgbk"
+        )
         add(coreFoundation(0x0A03), "big5", "csbig5")
-        add(coreFoundation(0x0940), "euc-kr", "cseuckr")
+        // EUC-KR labels read as Windows-949, its superset, as the WHATWG Encoding Standard does:
+        // pages labelled EUC-KR often hold its extra characters.
+        add(coreFoundation(0x0422), "euc-kr", "cseuckr", "windows-949", "cp949", "ks_c_5601-1987")
         #if canImport(FoundationNetworking)
         // swift-corelibs-foundation reads `.macOSRoman` as another table; CoreFoundation's own
         // MacRoman (0) decodes it right there.

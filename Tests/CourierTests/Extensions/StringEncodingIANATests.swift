@@ -51,7 +51,8 @@ import Testing
         Sample(name: "gbk", bytes: [0xC4, 0xE3], text: "你"),
         Sample(name: "gb18030", bytes: [0xC4, 0xE3], text: "你"),
         Sample(name: "big5", bytes: [0xA4, 0xA4], text: "中"),
-        Sample(name: "euc-kr", bytes: [0xC7, 0xD1], text: "한"),
+        Sample(name: "euc-kr", bytes: [0xC7, 0xD1, 0x81, 0x41], text: "한갂"),
+        Sample(name: "gb2312", bytes: [0x81, 0x40], text: "丂"),
         Sample(name: "macintosh", bytes: [0x8E], text: "é"),
     ]
 
