@@ -5,7 +5,7 @@ import FuzzSupport
 
 // A `Content-Type` value: `ResponseHead.mimeType` and `ResponseHead.textEncodingName` (each
 // reading the field through `value(forHTTPHeaderField:)`), the charset through
-// `String.Encoding.courier(ianaCharsetName:)`; and the same text as a file name for
+// `String.Encoding(ianaCharsetName:)`; and the same text as a file name for
 // `MultipartFormData.mimeType(forPathExtension:)`.
 @main
 enum Main {
@@ -39,7 +39,7 @@ public func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if let charset = head.textEncodingName {
         fuzzCheck(!charset.isEmpty && !charset.utf8.contains(UInt8(ascii: ";")), "textEncodingName keeps a separator")
         fuzzCheck(!charset.utf8.contains { (65...90).contains($0) }, "textEncodingName keeps an upper-case letter")
-        _ = String.Encoding.courier(ianaCharsetName: charset)
+        _ = String.Encoding(ianaCharsetName: charset)
     }
     let pathExtension = URL(fileURLWithPath: value).pathExtension
     fuzzCheck(MultipartFormData.mimeType(forPathExtension: pathExtension).contains("/"), "not a media type")
