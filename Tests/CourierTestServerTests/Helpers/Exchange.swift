@@ -18,14 +18,28 @@ struct Exchange: Sendable {
     /// A client that neither follows redirects nor decompresses, so tests see what the server sent.
     static let client = HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration: configuration(decompression: .disabled)
     )
 
     /// A client like ``client`` that also decodes `gzip` and `deflate` bodies.
     static let decompressingClient = HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
+        configuration: configuration(decompression: .enabled(limit: .none))
     )
+
+    /// Many suites run at once and share one client per host, so a request can wait for a pooled
+    /// connection while slow routes (`/delay`, `/drip`) hold the others. AsyncHTTPClient fails a
+    /// request that waits longer than the connect timeout (10 s by default), which a loaded CI
+    /// machine exceeded; a larger pool and the same 30 s as the request timeout leave room.
+    private static func configuration(decompression: HTTPClient.Decompression) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(30)),
+            decompression: decompression
+        )
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
+        return configuration
+    }
 
     /// Sends a request to `base` + `path` and collects the whole answer (30 s timeout: generous,
     /// so a run under ThreadSanitizer on a loaded machine does not time out).
