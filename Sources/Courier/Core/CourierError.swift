@@ -75,6 +75,10 @@ public struct CourierError: Error, Sendable {
         /// The request itself cannot be sent as built: a `GET` with a body, which servers and
         /// URLSession refuse or drop. ``urlRequestValidationFailureReason`` says what.
         public static let urlRequestValidationFailed = Kind("urlRequestValidationFailed")
+        /// A custom request's delegate (``CustomRequestDelegate``) failed with an error of its
+        /// own, which ``underlyingError`` keeps. (One that is a ``CourierError`` or a `URLError`
+        /// is reported as itself, or as ``transportFailed``.)
+        public static let customRequestFailed = Kind("customRequestFailed")
     }
 
     /// Why a request could not be sent as built.
@@ -244,6 +248,11 @@ public struct CourierError: Error, Sendable {
         }
         if let carried = error.userInfo[NSUnderlyingErrorKey] as? CourierError { return carried }
         return .transportFailed(error)
+    }
+
+    /// A custom request's delegate failed with `error`.
+    public static func customRequestFailed(_ error: any Error) -> CourierError {
+        CourierError(.customRequestFailed, .underlying(error))
     }
 
     /// A body exceeded `limit` bytes.
@@ -461,6 +470,7 @@ extension CourierError: LocalizedError, CustomStringConvertible {
             case .createUploadableFailed: return "The upload's body could not be read\(cause)"
             case .downloadFileWriteFailed: return "The download could not be written to disk\(cause)"
             case .invalidResumeData: return "The resume data cannot be used\(cause)"
+            case .customRequestFailed: return "The custom request's operation failed\(cause)"
             default: return "The request failed\(cause)"
             }
         }

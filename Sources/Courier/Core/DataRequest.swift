@@ -18,7 +18,8 @@ public class DataRequest: Request, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
-        session: Session
+        session: Session,
+        customOperation: CustomOperation? = nil
     ) {
         self.maximumBodySize = maximumBodySize
         super.init(
@@ -26,12 +27,41 @@ public class DataRequest: Request, @unchecked Sendable {
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
-            session: session
+            session: session,
+            customOperation: customOperation
         )
     }
 
     /// The response body received so far (all of it once finished), or `nil` before any arrives.
     public var data: Data? { mutableState.withLock { $0.data } }
+
+    /// A new request doing the same work, not yet started (Siesta's `repeated()`): it builds its
+    /// URLRequest afresh from ``Request/convertible`` (a custom request starts from its delegate's
+    /// `repeated()`), with this request's interceptors, start choice, redirect, credential and
+    /// cache settings, and none of its validators or handlers. Like any request, it starts when
+    /// its first response handler is added (or ``Request/resume()`` is called).
+    ///
+    /// Use it to run a request again after it ended, for a "try again" button or a refresh. If the
+    /// session is gone, the repeat fails with ``CourierError/Kind/sessionInvalidated``.
+    public func repeated() -> DataRequest {
+        let session = sessionForRepeat
+        let again =
+            if let customOperation {
+                session.request(
+                    using: customOperation.original.repeated(),
+                    interceptor: creationInterceptor,
+                    shouldAutomaticallyResume: shouldAutomaticallyResume
+                )
+            } else {
+                session.request(
+                    convertible,
+                    interceptor: creationInterceptor,
+                    shouldAutomaticallyResume: shouldAutomaticallyResume
+                )
+            }
+        copySettings(to: again)
+        return again
+    }
 
     // MARK: - Transport events
 

@@ -60,6 +60,19 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Set it when the request is made: `streamRequest(url, automaticallyCancelOnStreamError: true)`.
     public let automaticallyCancelOnStreamError: Bool
 
+    /// A new stream of the same request, not yet started, as ``DataRequest/repeated()``: without
+    /// this one's stream handlers.
+    public func repeated() -> DataStreamRequest {
+        let again = sessionForRepeat.streamRequest(
+            convertible,
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+            interceptor: creationInterceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+        copySettings(to: again)
+        return again
+    }
+
     init(
         id: UUID = UUID(),
         convertible: any URLRequestConvertible,

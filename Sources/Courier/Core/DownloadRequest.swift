@@ -82,6 +82,21 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// What this download was made from.
     public let downloadable: Downloadable
 
+    /// A new download of the same URLRequest to the same destination, not yet started, as
+    /// ``DataRequest/repeated()``. It starts from the first byte, even if this download was
+    /// resumed from resume data: use ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``
+    /// with ``resumeData`` to continue instead.
+    public func repeated() -> DownloadRequest {
+        let again = sessionForRepeat.download(
+            convertible,
+            interceptor: creationInterceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
+            to: destination
+        )
+        copySettings(to: again)
+        return again
+    }
+
     init(
         convertible: any URLRequestConvertible,
         downloadable: Downloadable? = nil,

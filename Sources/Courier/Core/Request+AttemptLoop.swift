@@ -53,6 +53,10 @@ extension Request {
             finish(error: .sessionInvalidated(nil))
             return
         }
+        if let customOperation {
+            prepareCustomAttempt(customOperation, isFirst: initialRequest == nil, session: session)
+            return
+        }
         var initial: RequestHead
         do {
             initial = try session.makeInitialHead(from: convertible)
@@ -64,12 +68,7 @@ extension Request {
         // no adapter (a compressor, a signer) or cURL description may take it for the body.
         if self is UploadRequest { initial.removeBody() }
         guard didCreateInitialRequest(initial) else { return }
-        if initialRequest == nil {
-            session.configuration.retryBudget?.recordRequest()
-            if let deadline = session.configuration.requestDeadline {
-                armDeadline(after: deadline, clock: session.clock)
-            }
-        }
+        if initialRequest == nil { didStartFirstAttempt(session: session) }
         guard let adapter = session.interceptor(combining: ownInterceptor), Session.adapts(adapter) else {
             perform(initial, isAdapted: false, session: session)
             return
@@ -98,6 +97,36 @@ extension Request {
                 perform(head, isAdapted: true, session: session)
             }
         )
+    }
+
+    /// The first attempt counts the request in the retry budget and arms its deadline.
+    private func didStartFirstAttempt(session: Session) {
+        session.configuration.retryBudget?.recordRequest()
+        if let deadline = session.configuration.requestDeadline {
+            armDeadline(after: deadline, clock: session.clock)
+        }
+    }
+
+    /// Runs one attempt of a custom request: the next delegate in place of the session's
+    /// transport. Nothing goes on the wire, so nothing is adapted, and no cookie, redirect,
+    /// challenge or cache applies; retriers, validators, monitors and the deadline do.
+    private func prepareCustomAttempt(_ operation: CustomOperation, isFirst: Bool, session: Session) {
+        var head = operation.head
+        guard didCreateInitialRequest(head) else { return }
+        if isFirst { didStartFirstAttempt(session: session) }
+        guard didCreateRequest(&head, session: session, setsOwnCookie: true) != nil else { return }
+        let transport = CustomOperationTransport(delegate: operation.nextDelegate(), url: head.url)
+        let settings = RedirectSettings(
+            handler: Redirector.doNotFollow,
+            limit: 0,
+            allowsInsecureRedirects: false,
+            challengeResponder: nil,
+            cookies: nil,
+            setsOwnCookie: true
+        )
+        let attempt = Attempt(request: self, head: head, body: nil, transport: transport, redirects: settings)
+        let task = transport.makeTask(for: head, body: nil, eventHandler: attempt)
+        didCreateTask(task, for: head, attempt: attempt)
     }
 
     /// Sends one attempt with `head` over the session's transport, unless the request ended while

@@ -9,7 +9,7 @@ extension Request {
 
     /// Progress of the response body: bytes received of the expected length (`-1` when unknown).
     public var downloadProgress: Progress {
-        progress(\.progressObjects.download) { ($0.bytesReceived, $0.bytesExpected) }
+        progress(\.progressObjects.download) { $0.downloadCounts }
     }
 
     /// Progress of the request body: bytes sent of the expected length (`-1` when unknown).
@@ -128,9 +128,20 @@ extension Request {
         if isCurrent { reportUploadProgress() }
     }
 
+    /// Records a custom request's progress (its delegate's fraction, 0…1) if `attempt` is the
+    /// current one, and reports it. It never goes back, not even over a retry.
+    func recordOperationProgress(_ fraction: Double, by attempt: Attempt?) {
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard let attempt, state.attempt === attempt else { return false }
+            state.operationProgress = max(state.operationProgress ?? 0, fraction)
+            return true
+        }
+        if isCurrent { reportDownloadProgress() }
+    }
+
     /// Reports the response body's progress, if the throttle lets it through.
     func reportDownloadProgress() {
-        report(\.downloadReporter, progress: { ($0.bytesReceived, $0.bytesExpected) }, isFinal: false)
+        report(\.downloadReporter, progress: { $0.downloadCounts }, isFinal: false)
     }
 
     /// Reports the request body's progress, if the throttle lets it through.

@@ -126,6 +126,16 @@ public class Request: @unchecked Sendable {
         /// This request's own cached-response handler (``Request/cacheResponse(using:)``).
         var cachedResponseHandler: (any CachedResponseHandler)?
         var downloadReporter = ProgressReporter()
+        /// A custom request's progress as its delegate computes it (0…1), which the download
+        /// progress reports in place of bytes; `nil` for other requests.
+        var operationProgress: Double?
+
+        /// The download progress's completed and total counts: bytes, or for a custom request
+        /// with progress, millionths of its delegate's fraction.
+        var downloadCounts: (completed: Int64, total: Int64) {
+            guard let operationProgress else { return (bytesReceived, bytesExpected) }
+            return (Int64(operationProgress * 1_000_000), 1_000_000)
+        }
 
         /// The validators and what they read, taken together: a validator added later does not run.
         var validationWork: (validators: [Validator], input: ValidationInput) {
@@ -172,7 +182,7 @@ public class Request: @unchecked Sendable {
         Self.compose(creationInterceptor, mutableState.withLock { $0.addedInterceptors })
     }
     /// The interceptor given when the request was made.
-    private let creationInterceptor: (any RequestInterceptor)?
+    let creationInterceptor: (any RequestInterceptor)?
     /// Whether the request, or its session, had a retrier when it was made: then its response
     /// serializers run before it finishes, so that a retrier can act on their failures.
     let mayRetrySerializerFailures: Bool
@@ -183,6 +193,9 @@ public class Request: @unchecked Sendable {
     /// What builds this request's URLRequest, afresh for every attempt: the caller's own
     /// `URLRequestConvertible`, or Courier's for a URL with a method, headers and parameters.
     public let convertible: any URLRequestConvertible
+    /// The delegate-run work of a custom request (``Session/request(using:interceptor:shouldAutomaticallyResume:)``),
+    /// which its attempts run in place of the session's transport; `nil` for every other request.
+    let customOperation: CustomOperation?
 
     let mutableState: Protected<MutableState>
 
@@ -193,10 +206,12 @@ public class Request: @unchecked Sendable {
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
         session: Session,
+        customOperation: CustomOperation? = nil,
         lock: Lock = .make()
     ) {
         self.id = id
         self.convertible = convertible
+        self.customOperation = customOperation
         self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
         self.creationInterceptor = interceptor
@@ -808,6 +823,8 @@ public class Request: @unchecked Sendable {
     /// dollar signs and backticks are escaped, and `!` (which an interactive shell expands from its history even in double
     /// quotes) is written in single quotes, so a value a server or user chose cannot run a command.
     public func cURLDescription(includingCredentials: Bool = false) -> String {
+        // Nothing is sent for a custom request: its delegate's own description says what runs.
+        if let customOperation { return "$ " + customOperation.original.requestDescription }
         guard let request = lastRequest, let url = request.url else { return "$ curl (no request built)" }
         var components = ["$ curl -v", "-X \(Self.shellQuoted(request.httpMethod ?? "GET"))"]
         let headers = HTTPHeaders((request.allHTTPHeaderFields ?? [:]))
@@ -860,8 +877,9 @@ extension Request: Equatable, Hashable {
 extension Request: CustomStringConvertible {
     /// The method, URL and, once known, status code, e.g. `GET http://127.0.0.1:8080/get (200)`.
     public var description: String {
-        guard let head = requestHead else { return "No request created yet." }
         let status = responseHead.map { " (\($0.statusCode))" } ?? ""
+        if let customOperation { return customOperation.original.requestDescription + status }
+        guard let head = requestHead else { return "No request created yet." }
         return "\(head.method.rawValue) \(head.url.absoluteString)\(status)"
     }
 }

@@ -392,6 +392,11 @@ public final class Session: RequestDelegate, Sendable {
         action(Set(registry.withLock { $0.requests.values.compactMap(\.request) }))
     }
 
+    /// Refuses requests from now on, as ``invalidate()`` does, without ending those running.
+    func markInvalidated() {
+        registry.withLock { $0.isInvalidated = true }
+    }
+
     /// Ends every running request with ``CourierError/Kind/sessionInvalidated`` (their transfers
     /// stop, as on a cancel; their state is `finished`) and shuts the transport down. Requests
     /// made afterwards fail the same way.

@@ -34,6 +34,23 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     let makesUploadableSlowly: Bool
     private let uploadState = Protected(UploadState())
 
+    /// A new upload of the same body, not yet started, as ``DataRequest/repeated()``: the body is
+    /// made again (a multipart form is encoded again). A file passed as
+    /// ``Uploadable/file(_:shouldRemove:)`` with `true` was removed when this upload finished, so
+    /// its repeat fails with ``CourierError/Kind/createUploadableFailed``.
+    public override func repeated() -> UploadRequest {
+        let again = sessionForRepeat.upload(
+            with: convertible,
+            interceptor: creationInterceptor,
+            fileManager: fileManager,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
+            makesUploadableSlowly: makesUploadableSlowly,
+            makeUploadable: makeUploadable
+        )
+        copySettings(to: again)
+        return again
+    }
+
     init(
         convertible: any URLRequestConvertible,
         makesUploadableSlowly: Bool,

@@ -35,6 +35,7 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidate: (@Sendable (Request, CourierError?) -> Void)?
         var requestWillRetryAfter: (@Sendable (Request, TimeInterval) -> Void)?
         var requestIsRetrying: (@Sendable (Request) -> Void)?
+        var requestDidIgnoreCustomResponse: (@Sendable (Request, String) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<any Sendable, CourierError>) -> Void)?
         var requestDidCreateUploadable: (@Sendable (UploadRequest, RequestBody) -> Void)?
         var requestDidFailToCreateUploadable: (@Sendable (UploadRequest, CourierError) -> Void)?
@@ -169,6 +170,12 @@ public final class ClosureEventMonitor: EventMonitor {
         set { setHandler(\.requestIsRetrying, newValue) }
     }
 
+    /// A custom request's delegate answered too late and the answer was dropped, for the reason given.
+    public var requestDidIgnoreCustomResponse: (@Sendable (Request, String) -> Void)? {
+        get { handler(\.requestDidIgnoreCustomResponse) }
+        set { setHandler(\.requestDidIgnoreCustomResponse, newValue) }
+    }
+
     /// A response was serialized: the response with its value as `any Sendable`.
     public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<any Sendable, CourierError>) -> Void)? {
         get { handler(\.requestDidParseResponse) }
@@ -270,6 +277,10 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     /// Calls the closure set for this event, if any.
     public func requestIsRetrying(_ request: Request) { handler(\.requestIsRetrying)?(request) }
+    /// Calls the closure set for this event, if any.
+    public func request(_ request: Request, didIgnoreCustomResponse reason: String) {
+        handler(\.requestDidIgnoreCustomResponse)?(request, reason)
+    }
 
     /// Calls the closure set for this event, if any.
     public func request<Value: Sendable>(

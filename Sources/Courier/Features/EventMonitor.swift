@@ -57,6 +57,10 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
     func request(_ request: Request, didValidateWithError error: CourierError?)
+    /// A custom request's delegate answered when no answer could count any more (a second time,
+    /// or after the request was cancelled), and Courier dropped the answer; `reason` says which.
+    /// A sign of a bug in the delegate, worth logging.
+    func request(_ request: Request, didIgnoreCustomResponse reason: String)
     /// A retrier decided to retry after `delay` seconds; the request now waits (and a
     /// ``RetryTrigger`` or a success on its origin may end the wait early).
     func request(_ request: Request, willRetryAfter delay: TimeInterval)
@@ -115,6 +119,7 @@ extension EventMonitor {
     public func request(_ request: Request, willFollow redirect: Redirect) {}
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
+    public func request(_ request: Request, didIgnoreCustomResponse reason: String) {}
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {}
     public func requestIsRetrying(_ request: Request) {}
     public func request<Value: Sendable>(
@@ -197,6 +202,9 @@ public struct CompositeEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, didValidateWithError error: CourierError?) {
         each { $0.request(request, didValidateWithError: error) }
+    }
+    public func request(_ request: Request, didIgnoreCustomResponse reason: String) {
+        each { $0.request(request, didIgnoreCustomResponse: reason) }
     }
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {
         each { $0.request(request, willRetryAfter: delay) }
