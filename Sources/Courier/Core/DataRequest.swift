@@ -191,6 +191,7 @@ public class DataRequest: Request, @unchecked Sendable {
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
+        announce(.completeTask)
         if let attemptError {
             retryOrFinish(error: attemptError)
             return

@@ -175,6 +175,8 @@ public class Request: @unchecked Sendable {
     private let serializationTarget: DispatchQueue
     /// The monitor told of every step of the request, if the session has any.
     public let eventMonitor: (any EventMonitor)?
+    /// Posts the request's lifecycle notifications, unless its session turned them off.
+    let notifications: CourierNotifications?
     /// This request's own interceptor, which runs before the session's: the one given when it was
     /// made, then those added with ``interceptor(_:)``, ``adapt(using:)`` and ``retry(using:)``,
     /// composed; `nil` if there are none.
@@ -214,6 +216,7 @@ public class Request: @unchecked Sendable {
         self.customOperation = customOperation
         self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
+        notifications = session.notifications
         self.creationInterceptor = interceptor
         self.mayRetrySerializerFailures = Session.retries(interceptor) || Session.retries(session.interceptor)
         self.weakSession = session
@@ -279,16 +282,16 @@ public class Request: @unchecked Sendable {
     /// Starts the request, or continues it after ``suspend()``. Does nothing once it has ended.
     @discardableResult
     public func resume() -> Self {
-        let (action, session) = mutableState.withLock { state in
+        let (action, session, hasTask) = mutableState.withLock { state in
             let action = state.machine.resume()
             if action != .none, state.session == nil { state.session = weakSession }
-            return (action, state.session)
+            return (action, state.session, state.task != nil)
         }
         switch action {
         case .none:
             return self
         case .startFirstAttempt:
-            eventMonitor?.requestDidResume(self)
+            announce(.resume)
             guard session != nil else {
                 finish(error: .sessionInvalidated(nil))
                 return self
@@ -296,7 +299,8 @@ public class Request: @unchecked Sendable {
             startAttempt()
         case .resumeTask:
             applyStateToTask()
-            eventMonitor?.requestDidResume(self)
+            announce(.resume)
+            if hasTask { announce(.resumeTask) }
         }
         return self
     }
@@ -318,7 +322,8 @@ public class Request: @unchecked Sendable {
         withExtendedLifetime(released) {}  // Released here, after the lock: a session's end takes request locks.
         guard changed else { return self }
         if action == .suspendTask { applyStateToTask() }
-        eventMonitor?.requestDidSuspend(self)
+        announce(.suspend)
+        if action == .suspendTask { announce(.suspendTask) }
         return self
     }
 
@@ -506,6 +511,42 @@ public class Request: @unchecked Sendable {
         return settings
     }
 
+    /// A step of the request's lifecycle, which monitors and notifications hear of.
+    enum LifecycleEvent {
+        case resume, suspend, cancel, finish, resumeTask, suspendTask, cancelTask
+        /// An attempt ended: monitors hear of it with its metrics, elsewhere; only the notification is posted here.
+        case completeTask
+    }
+
+    /// Tells the monitor, and posts the notification, of `event`.
+    func announce(_ event: LifecycleEvent) {
+        if let eventMonitor {
+            switch event {
+            case .resume: eventMonitor.requestDidResume(self)
+            case .suspend: eventMonitor.requestDidSuspend(self)
+            case .cancel: eventMonitor.requestDidCancel(self)
+            case .finish: eventMonitor.requestDidFinish(self)
+            case .resumeTask: eventMonitor.requestDidResumeTask(self)
+            case .suspendTask: eventMonitor.requestDidSuspendTask(self)
+            case .cancelTask: eventMonitor.requestDidCancelTask(self)
+            case .completeTask: break
+            }
+        }
+        guard let notifications else { return }
+        let name: Notification.Name =
+            switch event {
+            case .resume: Request.didResumeNotification
+            case .suspend: Request.didSuspendNotification
+            case .cancel: Request.didCancelNotification
+            case .finish: Request.didFinishNotification
+            case .resumeTask: Request.didResumeTaskNotification
+            case .suspendTask: Request.didSuspendTaskNotification
+            case .cancelTask: Request.didCancelTaskNotification
+            case .completeTask: Request.didCompleteTaskNotification
+            }
+        notifications.post(name, self)
+    }
+
     /// Building the URLRequest failed; the request finishes with `error`.
     func didFailToCreateURLRequest(with error: CourierError) {
         eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
@@ -526,6 +567,7 @@ public class Request: @unchecked Sendable {
         switch action {
         case .resume:
             eventMonitor?.request(self, didStartAttemptWith: head.urlRequest)
+            announce(.resumeTask)
             // Follows the state as it is by now: a suspend() since the decision found no task to pause.
             applyStateToTask(startingWith: snapshot)
         case .leaveSuspended:
@@ -704,6 +746,7 @@ public class Request: @unchecked Sendable {
     private func complete(_ finishing: consuming Finishing, stopsWork: Bool, isCancellation: Bool) {
         let handlers = finishing.handlers
         let progress = finishing.progress
+        let cancelsTask = isCancellation && finishing.task != nil
         if stopsWork {
             finishing.pendingWork?.cancel()
             finishing.task?.cancel()
@@ -714,8 +757,10 @@ public class Request: @unchecked Sendable {
         // A suspended request let go of its session; the session may still be there.
         (finishing.session ?? weakSession)?.requestDidFinish(self)
         _ = consume finishing
-        if isCancellation { eventMonitor?.requestDidCancel(self) }
-        eventMonitor?.requestDidFinish(self)
+        // In Alamofire's order: the request, then its task.
+        if isCancellation { announce(.cancel) }
+        if cancelsTask { announce(.cancelTask) }
+        announce(.finish)
         if let progress { finishProgress(progress) }
         handlers.forEach { $0() }
     }

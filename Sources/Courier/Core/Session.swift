@@ -26,6 +26,11 @@ public final class Session: RequestDelegate, Sendable {
         public var headers: HTTPHeaders = .default
         /// Whether adding a response handler starts a request (`true`); if `false`, call `resume()`.
         public var startRequestsImmediately = true
+        /// Whether the session's requests post ``Request/didResumeNotification`` and the other
+        /// lifecycle notifications to `NotificationCenter.default` (see ``CourierNotifications``):
+        /// on by default, as in Alamofire. Turn it off to save the work (a few queued posts per
+        /// request) when nothing observes them.
+        public var postsNotifications = true
         /// The largest response body a ``DataRequest`` (and an upload) keeps in memory, counted
         /// after decompression on every transport; a larger one fails the request with
         /// ``CourierError/Kind/bodyTooLarge`` as soon as it passes the limit. 64 MiB by default
@@ -127,6 +132,8 @@ public final class Session: RequestDelegate, Sendable {
     public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The monitor told of every request's events (all of the session's monitors).
     public let eventMonitor: CompositeEventMonitor
+    /// Posts every request's lifecycle notifications, unless the configuration turned them off.
+    let notifications: CourierNotifications?
     /// Where serializers run: each request gets a serial queue targeting this one.
     public let serializationQueue: DispatchQueue
     /// The queue the session's other queues target, when one was given (Alamofire's `rootQueue`).
@@ -214,6 +221,9 @@ public final class Session: RequestDelegate, Sendable {
             } ?? transport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
+        // Outside the composite: it would hop to a queue for every event of every request,
+        // where this queues the few it posts and drains them in bursts.
+        notifications = configuration.postsNotifications ? CourierNotifications.shared : nil
         self.rootQueue = rootQueue
         self.requestQueue =
             requestQueue ?? rootQueue.map { DispatchQueue(label: "Courier.Session.request", target: $0) }

@@ -23,6 +23,9 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidSuspend: (@Sendable (Request) -> Void)?
         var requestDidCancel: (@Sendable (Request) -> Void)?
         var requestDidFinish: (@Sendable (Request) -> Void)?
+        var requestDidResumeTask: (@Sendable (Request) -> Void)?
+        var requestDidSuspendTask: (@Sendable (Request) -> Void)?
+        var requestDidCancelTask: (@Sendable (Request) -> Void)?
         var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, CourierError) -> Void)?
@@ -170,6 +173,24 @@ public final class ClosureEventMonitor: EventMonitor {
         set { setHandler(\.requestIsRetrying, newValue) }
     }
 
+    /// An attempt's transfer started, or continued after a suspend.
+    public var requestDidResumeTask: (@Sendable (Request) -> Void)? {
+        get { handler(\.requestDidResumeTask) }
+        set { setHandler(\.requestDidResumeTask, newValue) }
+    }
+
+    /// An attempt's transfer was paused by `suspend()`.
+    public var requestDidSuspendTask: (@Sendable (Request) -> Void)? {
+        get { handler(\.requestDidSuspendTask) }
+        set { setHandler(\.requestDidSuspendTask, newValue) }
+    }
+
+    /// An attempt's transfer was stopped by `cancel()`.
+    public var requestDidCancelTask: (@Sendable (Request) -> Void)? {
+        get { handler(\.requestDidCancelTask) }
+        set { setHandler(\.requestDidCancelTask, newValue) }
+    }
+
     /// A custom request's delegate answered too late and the answer was dropped, for the reason given.
     public var requestDidIgnoreCustomResponse: (@Sendable (Request, String) -> Void)? {
         get { handler(\.requestDidIgnoreCustomResponse) }
@@ -277,6 +298,12 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     /// Calls the closure set for this event, if any.
     public func requestIsRetrying(_ request: Request) { handler(\.requestIsRetrying)?(request) }
+    /// Calls the closure set for this event, if any.
+    public func requestDidResumeTask(_ request: Request) { handler(\.requestDidResumeTask)?(request) }
+    /// Calls the closure set for this event, if any.
+    public func requestDidSuspendTask(_ request: Request) { handler(\.requestDidSuspendTask)?(request) }
+    /// Calls the closure set for this event, if any.
+    public func requestDidCancelTask(_ request: Request) { handler(\.requestDidCancelTask)?(request) }
     /// Calls the closure set for this event, if any.
     public func request(_ request: Request, didIgnoreCustomResponse reason: String) {
         handler(\.requestDidIgnoreCustomResponse)?(request, reason)

@@ -30,6 +30,12 @@ public protocol EventMonitor: Sendable {
     func requestDidCancel(_ request: Request)
     /// The request finished (also after a cancellation); its handlers are about to run.
     func requestDidFinish(_ request: Request)
+    /// An attempt's transfer started, or continued after a suspend (Alamofire's `didResumeTask`).
+    func requestDidResumeTask(_ request: Request)
+    /// An attempt's transfer was paused by `suspend()` (Alamofire's `didSuspendTask`).
+    func requestDidSuspendTask(_ request: Request)
+    /// An attempt's transfer was stopped by `cancel()` (Alamofire's `didCancelTask`).
+    func requestDidCancelTask(_ request: Request)
     /// The caller's parameters were built into a URLRequest for the next attempt, before any
     /// adapter ran: once per attempt, as in Alamofire.
     func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
@@ -97,6 +103,9 @@ extension EventMonitor {
     public func requestDidSuspend(_ request: Request) {}
     public func requestDidCancel(_ request: Request) {}
     public func requestDidFinish(_ request: Request) {}
+    public func requestDidResumeTask(_ request: Request) {}
+    public func requestDidSuspendTask(_ request: Request) {}
+    public func requestDidCancelTask(_ request: Request) {}
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {}
     public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {}
@@ -163,6 +172,9 @@ public struct CompositeEventMonitor: EventMonitor {
     public func requestDidSuspend(_ request: Request) { each { $0.requestDidSuspend(request) } }
     public func requestDidCancel(_ request: Request) { each { $0.requestDidCancel(request) } }
     public func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }
+    public func requestDidResumeTask(_ request: Request) { each { $0.requestDidResumeTask(request) } }
+    public func requestDidSuspendTask(_ request: Request) { each { $0.requestDidSuspendTask(request) } }
+    public func requestDidCancelTask(_ request: Request) { each { $0.requestDidCancelTask(request) } }
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         each { $0.request(request, didCreateURLRequest: urlRequest) }
     }
