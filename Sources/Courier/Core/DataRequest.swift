@@ -43,6 +43,10 @@ public class DataRequest: Request, @unchecked Sendable {
     ///
     /// Use it to run a request again after it ended, for a "try again" button or a refresh. If the
     /// session is gone, the repeat fails with ``CourierError/Kind/sessionInvalidated``.
+    ///
+    /// The interceptor given when the request was made always comes along; those added later
+    /// (``Request/interceptor(_:)``, `adapt(using:)`, `retry(using:)`) only while this request
+    /// runs: a finished request lets go of them, as they may hold it. Add them to the repeat again.
     public func repeated() -> DataRequest {
         let session = sessionForRepeat
         let again =
@@ -50,7 +54,8 @@ public class DataRequest: Request, @unchecked Sendable {
                 session.request(
                     using: customOperation.original.repeated(),
                     interceptor: creationInterceptor,
-                    shouldAutomaticallyResume: shouldAutomaticallyResume
+                    shouldAutomaticallyResume: shouldAutomaticallyResume,
+                    usesSessionInterceptor: customOperation.usesSessionInterceptor
                 )
             } else {
                 session.request(

@@ -129,14 +129,15 @@ extension Request {
     }
 
     /// Records a custom request's progress (its delegate's fraction, 0…1) if `attempt` is the
-    /// current one, and reports it. It never goes back, not even over a retry.
-    func recordOperationProgress(_ fraction: Double, by attempt: Attempt?) {
+    /// current one, and reports it unless told not to. It never goes back within an attempt; a
+    /// retry starts again from nothing, as byte progress does.
+    func recordOperationProgress(_ fraction: Double, by attempt: Attempt?, reports: Bool = true) {
         let isCurrent = mutableState.withLock { state -> Bool in
             guard let attempt, state.attempt === attempt else { return false }
             state.operationProgress = max(state.operationProgress ?? 0, fraction)
             return true
         }
-        if isCurrent { reportDownloadProgress() }
+        if isCurrent, reports { reportDownloadProgress() }
     }
 
     /// Reports the response body's progress, if the throttle lets it through.

@@ -15,6 +15,8 @@ extension Request {
     /// start choice, redirect, credential and cache settings. Not its validators, handlers,
     /// hooks or progress handlers: a repeat starts clean, as in Siesta.
     func copySettings(to again: Request) {
+        // One made on a gone session has finished already: nothing to give it.
+        guard !again.isFinished else { return }
         let settings = mutableState.withLock { state in
             (
                 state.addedInterceptors, state.hasAddedRetrier, state.shouldAutomaticallyResume,
@@ -28,6 +30,8 @@ extension Request {
                 state.redirectHandler, state.redirectLimit, state.allowsInsecureRedirects,
                 state.credential, state.cacheMode, state.cachedResponseHandler
             ) = settings
+            // A finished request let go of its added interceptors (see `DataRequest.repeated()`).
+            state.hasAddedRetrier = state.hasAddedRetrier && !state.addedInterceptors.isEmpty
         }
     }
 }

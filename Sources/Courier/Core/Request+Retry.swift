@@ -124,6 +124,7 @@ extension Request {
             state.bytesExpected = -1
             state.bytesSent = 0
             state.bytesExpectedToSend = -1
+            state.operationProgress = nil
             state.downloadReporter.reset()
             state.uploadReporter.reset()
             return (true, state.retryWait, state.serializerChecks)

@@ -19,7 +19,22 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil
     ) -> DataRequest {
-        let operation = CustomOperation(delegate)
+        request(
+            using: delegate,
+            interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
+            usesSessionInterceptor: true
+        )
+    }
+
+    /// A custom request; without `usesSessionInterceptor`, only its own interceptor retries it.
+    func request(
+        using delegate: any CustomRequestDelegate,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        usesSessionInterceptor: Bool
+    ) -> DataRequest {
+        let operation = CustomOperation(delegate, usesSessionInterceptor: usesSessionInterceptor)
         return register(
             DataRequest(
                 convertible: operation.head.urlRequest,

@@ -619,7 +619,8 @@ public final class Session: RequestDelegate, Sendable {
 
     /// The request's own interceptor, then the session's, composed; `nil` when neither exists.
     func interceptor(for request: Request) -> (any RequestInterceptor)? {
-        interceptor(combining: request.interceptor)
+        if request.customOperation?.usesSessionInterceptor == false { return request.interceptor }
+        return interceptor(combining: request.interceptor)
     }
 
     /// A request's own interceptor (`own`), then the session's, composed.

@@ -11,11 +11,15 @@ final class CustomOperation: Sendable {
     let original: any CustomRequestDelegate
     /// What the request reports as its URLRequest: the delegate's, or a placeholder naming it.
     let head: RequestHead
+    /// Whether the session's interceptor retries the request too (not for a chain, whose links
+    /// it retries already).
+    let usesSessionInterceptor: Bool
     /// The delegate the last attempt ran, `nil` before the first.
     private let last = Protected<(any CustomRequestDelegate)?>(nil)
 
-    init(_ delegate: any CustomRequestDelegate) {
+    init(_ delegate: any CustomRequestDelegate, usesSessionInterceptor: Bool = true) {
         original = delegate
+        self.usesSessionInterceptor = usesSessionInterceptor
         head = Self.head(for: delegate)
     }
 

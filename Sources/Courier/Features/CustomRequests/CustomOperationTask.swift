@@ -15,6 +15,9 @@ import FoundationNetworking
 final class CustomOperationTask: TransportTask, Sendable {
     private struct State {
         var machine = StateMachine()
+        /// Released once the task ends: a delegate that keeps its completion handler (which
+        /// holds this task) would otherwise keep itself and the task alive for good.
+        var delegate: (any CustomRequestDelegate)?
         /// Released once the completion is sent.
         var eventHandler: (any TransportEventHandler)?
         /// The progress polling, stopped when the task ends.
@@ -25,7 +28,8 @@ final class CustomOperationTask: TransportTask, Sendable {
     /// Where every delegate's start and cancel run, a serial queue per task targeting it.
     private static let sharedQueue = DispatchQueue(label: "Courier.CustomRequest.shared", attributes: .concurrent)
 
-    private let delegate: any CustomRequestDelegate
+    /// Seconds between progress polls, as the delegate asked when the task was made.
+    private let progressInterval: TimeInterval
     private let url: URL
     /// The request, for reporting progress and dropped answers; the task does not keep it alive.
     private weak let request: Request?
@@ -33,10 +37,10 @@ final class CustomOperationTask: TransportTask, Sendable {
     private let state: Protected<State>
 
     init(delegate: any CustomRequestDelegate, url: URL, eventHandler: any TransportEventHandler) {
-        self.delegate = delegate
+        progressInterval = delegate.progressReportingInterval
         self.url = url
         request = (eventHandler as? Request.Attempt)?.request
-        state = Protected(State(eventHandler: eventHandler))
+        state = Protected(State(delegate: delegate, eventHandler: eventHandler))
     }
 
     var willIgnore: Bool { state.withLock { $0.machine.willIgnore } }
@@ -44,7 +48,13 @@ final class CustomOperationTask: TransportTask, Sendable {
     func resume() {
         let action = state.withLock { state -> StateMachine.ResumeAction in
             let action = state.machine.resume()
-            if case .start = action { state.startDate = Date() }
+            if case .start = action, let delegate = state.delegate {
+                state.startDate = Date()
+                // Queued under the lock (which runs none of the delegate's code), so that a
+                // cancel deciding after this is queued after it: the delegate hears the start first.
+                let handler = CustomRequestCompletionHandler(task: self)
+                queue.async { delegate.startUnderlyingOperation(passingResponseTo: handler) }
+            }
             return action
         }
         switch action {
@@ -52,8 +62,6 @@ final class CustomOperationTask: TransportTask, Sendable {
             break
         case .start:
             startPolling()
-            let handler = CustomRequestCompletionHandler(task: self)
-            queue.async { [delegate] in delegate.startUnderlyingOperation(passingResponseTo: handler) }
         case .deliver(let outcome):
             // Not on the delegate's queue, which its own work may still hold.
             Self.sharedQueue.async { self.deliver(outcome) }
@@ -67,16 +75,18 @@ final class CustomOperationTask: TransportTask, Sendable {
     func cancel() {
         let (action, taken) = state.withLock { state -> (StateMachine.CancelAction, State?) in
             let action = state.machine.cancel()
-            guard action != .none else { return (action, nil) }
+            guard case .complete(let tellsDelegate) = action else { return (action, nil) }
+            // Queued under the lock, after the start (see `resume()`).
+            if tellsDelegate, let delegate = state.delegate { queue.async { delegate.cancelUnderlyingOperation() } }
             defer {
+                state.delegate = nil
                 state.eventHandler = nil
                 state.polling = nil
             }
             return (action, state)
         }
-        guard case .complete(let tellsDelegate) = action, let taken else { return }
+        guard action != .none, let taken else { return }
         taken.polling?.cancel()
-        if tellsDelegate { queue.async { [delegate] in delegate.cancelUnderlyingOperation() } }
         guard let handler = taken.eventHandler else { return }
         let metrics = RequestMetrics(startDate: taken.startDate, endDate: Date())
         // Never on the caller's thread, as every transport's cancel: the caller may hold a lock
@@ -105,6 +115,7 @@ final class CustomOperationTask: TransportTask, Sendable {
     private func deliver(_ outcome: Outcome) {
         let taken = state.withLock { state -> State in
             defer {
+                state.delegate = nil
                 state.eventHandler = nil
                 state.polling = nil
             }
@@ -115,8 +126,9 @@ final class CustomOperationTask: TransportTask, Sendable {
         let start = taken.startDate
         switch outcome {
         case .success(let response) where (100...999).contains(response.statusCode):
+            // Complete from now on; the request reports the last 1.0 itself, as it finishes.
             let attempt = handler as? Request.Attempt
-            attempt?.request.recordOperationProgress(1, by: attempt)
+            attempt?.request.recordOperationProgress(1, by: attempt, reports: false)
             let head = ResponseHead(
                 url: response.url ?? url,
                 statusCode: response.statusCode,
@@ -142,11 +154,9 @@ final class CustomOperationTask: TransportTask, Sendable {
         case .failure(let error as CourierError):
             complete(handler, failingWith: error, since: start)
         case .failure(let error as URLError):
-            handler.transportTask(
-                self,
-                didCompleteWith: error,
-                metrics: RequestMetrics(startDate: start, endDate: Date())
-            )
+            // Named here: the request would read some URLErrors (`.cannotOpenFile`, one carrying
+            // a CourierError) as something else.
+            complete(handler, failingWith: .transportFailed(error), since: start)
         case .failure(let error):
             complete(handler, failingWith: .customRequestFailed(error), since: start)
         }
@@ -165,8 +175,10 @@ final class CustomOperationTask: TransportTask, Sendable {
     /// Polls the delegate's progress until the task ends. The delegate's `computeProgress()` runs
     /// off the lock; the machine keeps only what moves forward.
     private func startPolling() {
-        let seconds = delegate.progressReportingInterval
-        let interval: Duration = seconds.isFinite && seconds > 0.001 ? .seconds(min(seconds, 86_400)) : .milliseconds(1)
+        let seconds = progressInterval
+        // NaN means the default; infinity, once a day.
+        let interval: Duration =
+            seconds.isNaN ? .milliseconds(50) : seconds > 0.001 ? .seconds(min(seconds, 86_400)) : .milliseconds(1)
         let polling = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -183,6 +195,7 @@ final class CustomOperationTask: TransportTask, Sendable {
     }
 
     private func poll() {
+        guard let delegate = state.withLock({ $0.eventHandler == nil ? nil : $0.delegate }) else { return }
         let value = delegate.computeProgress()
         // Reported under the task's lock, which `deliver` takes before the response: so no poll
         // can report after the response's 1.0, and progress never shows going back. (The request

@@ -34,8 +34,14 @@ extension DataRequest {
     /// The chain is a custom request (see ``CustomRequestDelegate``): validate, serialize and
     /// await it as any other. It starts this request when it starts, and starts at once if this
     /// one has. Cancelling the chain cancels whichever link is running, and `callback` is then not
-    /// called: put clean-up in the chain's own response handler, which is always called once. A
-    /// retrier of the chain retries the whole chain, from a ``repeated()`` copy of this request.
+    /// called: put clean-up in the chain's own response handler, which is always called once.
+    ///
+    /// Each link is retried by its own and the session's retriers; the chain is not retried by
+    /// the session's (that would retry every link twice over). A retrier added to the chain
+    /// retries it whole, from a ``repeated()`` copy of this request, which has none of its
+    /// validators: validate in `callback`, or on the chain.
+    ///
+    /// `.useThisResponse` passes a failed link's error on, without its status, headers or body.
     ///
     /// - Parameters:
     ///   - queue: Where `callback` runs.
@@ -45,7 +51,10 @@ extension DataRequest {
         queue: DispatchQueue = .courierCallbacks,
         whenCompleted callback: @escaping @Sendable (DataResponse<Data?, CourierError>) -> RequestChainAction
     ) -> DataRequest {
-        let chain = sessionForRepeat.request(using: RequestChainDelegate(wrapping: self, queue: queue, callback))
+        let chain = sessionForRepeat.request(
+            using: RequestChainDelegate(wrapping: self, queue: queue, callback),
+            usesSessionInterceptor: false
+        )
         if !isInitialized { chain.resume() }
         return chain
     }
@@ -66,16 +75,21 @@ struct RequestChainDelegate: CustomRequestDelegate {
         wrapped = request
         self.queue = queue
         self.callback = callback
-        requestDescription = "Chain[\(request)]"
-        // The first link's method: a retry policy then retries the chain only if it may retry that.
-        urlRequest = request.customOperation?.head.urlRequest ?? (try? request.convertible.asURLRequest())
+        // The first link's method: a retrier of the chain then retries it only if it may retry that.
+        let first = request.customOperation?.head.urlRequest ?? (try? request.convertible.asURLRequest())
+        urlRequest = first
+        let described =
+            request.customOperation?.original.requestDescription
+            ?? first.map { "\($0.httpMethod ?? "GET") \($0.url?.absoluteString ?? "")" } ?? "a request"
+        requestDescription = "Chain[\(described)]"
     }
 
     func startUnderlyingOperation(passingResponseTo completionHandler: CustomRequestCompletionHandler) {
         guard run.follow(wrapped) else { return }
         wrapped.response(queue: queue) { [run, callback, queue] response in
-            // A cancelled chain calls no callback.
-            guard !run.isCancelled else { return }
+            // A cancelled chain calls no callback. The handler knows at once (the run hears of
+            // the cancel a moment later, from the delegate's queue).
+            guard !run.isCancelled, !completionHandler.willIgnore else { return }
             switch callback(response) {
             case .useThisResponse:
                 completionHandler.broadcast(Self.outcome(of: response))
@@ -84,7 +98,10 @@ struct RequestChainDelegate: CustomRequestDelegate {
             case .useFailure(let error):
                 completionHandler.broadcastFailure(error)
             case .passTo(let next):
-                guard run.follow(next) else { return }
+                guard !completionHandler.willIgnore, run.follow(next) else {
+                    next.cancel()
+                    return
+                }
                 next.response(queue: queue) { response in
                     completionHandler.broadcast(Self.outcome(of: response))
                 }

@@ -73,6 +73,7 @@ import Testing
         for (run, log) in logs.enumerated() {
             #expect(log.starts.count <= 1, "run \(run) started \(log.starts.count) times")
             #expect(log.cancels.count <= log.starts.count, "run \(run) was told to cancel without a start")
+            #expect(log.events.values.first != "cancel", "run \(run) heard its cancel before its start")
         }
         // Cancels that raced from another thread leave some requests succeeding and some not.
         #expect(seen.contains { $0.succeeded })

@@ -46,6 +46,8 @@ final class DelegateLog: Sendable {
     let cancels = Mailbox<Int>()
     /// How many delegates `repeated()` made.
     let repeats = Mutex(0)
+    /// `start` and `cancel`, in the order the delegates heard them.
+    let events = Mailbox<String>()
 }
 
 /// A delegate that records what Courier asks of it and runs `onStart` when started; each
@@ -69,11 +71,15 @@ struct ScriptedDelegate: CustomRequestDelegate {
     }
 
     func startUnderlyingOperation(passingResponseTo completionHandler: CustomRequestCompletionHandler) {
+        log.events.put("start")
         log.starts.put(completionHandler)
         onStart(completionHandler, index)
     }
 
-    func cancelUnderlyingOperation() { log.cancels.put(index) }
+    func cancelUnderlyingOperation() {
+        log.events.put("cancel")
+        log.cancels.put(index)
+    }
 
     func repeated() -> any CustomRequestDelegate {
         log.repeats.withLock { $0 += 1 }

@@ -74,6 +74,21 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
+    func theSessionsRetrierRetriesEachLinkButNotTheChainAgain(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.001))
+            let key = UUID().uuidString
+            let chain = session.request(server.url("/fault/flaky/\(key)?times=10&status=503")).validate()
+                .chained { _ in .useThisResponse }
+            let result = await value(within: hangLimit) { await chain.serializingData().result }
+            #expect(result?.failure?.responseCode == 503)
+            // The link's first attempt and its one retry; a retried chain would have sent two more.
+            #expect(server.attempts(forKey: key) == 2)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aChainStartsAtOnceWhenItsRequestHasStarted(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
