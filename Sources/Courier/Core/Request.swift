@@ -535,14 +535,14 @@ public class Request: @unchecked Sendable {
         guard let notifications else { return }
         let name: Notification.Name =
             switch event {
-            case .resume: Request.didResumeNotification
-            case .suspend: Request.didSuspendNotification
-            case .cancel: Request.didCancelNotification
-            case .finish: Request.didFinishNotification
-            case .resumeTask: Request.didResumeTaskNotification
-            case .suspendTask: Request.didSuspendTaskNotification
-            case .cancelTask: Request.didCancelTaskNotification
-            case .completeTask: Request.didCompleteTaskNotification
+            case .resume: .didResume
+            case .suspend: .didSuspend
+            case .cancel: .didCancel
+            case .finish: .didFinish
+            case .resumeTask: .didResumeTask
+            case .suspendTask: .didSuspendTask
+            case .cancelTask: .didCancelTask
+            case .completeTask: .didCompleteTask
             }
         notifications.post(name, self)
     }

@@ -23,6 +23,8 @@ import FoundationNetworking
         private let center: NotificationCenter
 
         init(_ request: Request, center: NotificationCenter = .default) {
+            // Registered for every name, so it names none: the sessions must be told to post.
+            CourierNotifications.startPosting()
             self.center = center
             observer = center.addObserver(forName: nil, object: request, queue: nil) { [names, carried] note in
                 guard note.name.rawValue.hasPrefix("org.courier.") else { return }
@@ -116,6 +118,27 @@ import FoundationNetworking
             request.resume()
             _ = await value(within: hangLimit) { await request.serializingData().result }
             #expect(await recorder.first(4) == ["didResume", "didResumeTask", "didCompleteTask", "didFinish"])
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func theSharedPosterWaitsUntilANameIsRead(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let center = NotificationCenter()
+            let poster = CourierNotifications(center: center, postsOnceObserved: true)
+            let session = transport.makeSession()
+            let request = session.request(server.url("/get"), shouldAutomaticallyResume: false)
+            let recorder = Recorder(request, center: center)
+            poster.post(.didResume, request)
+            // What reading a name does for the shared poster, done to this one.
+            poster.startPosting()
+            poster.post(.didFinish, request)
+            // Posted in order: once the second is seen, the first would have been.
+            #expect(await recorder.first(1) == ["didFinish"])
+            // Reading a public name starts the shared poster.
+            _ = Request.didFinishNotification
+            #expect(CourierNotifications.shared.isPosting)
             await session.invalidate()
         }
     }
