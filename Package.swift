@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CourierNIO", targets: ["CourierNIO"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierCombine", targets: ["CourierCombine"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
@@ -25,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // `swift package generate-documentation`: the DocC catalogs under Sources/*/*.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Combine's API on Linux, for `CourierCombine` only; Apple platforms use Combine itself.
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // MD5 and the SHA-2 hashes Digest authentication and the test server need, in the standard
@@ -51,6 +54,19 @@ let package = Package(
         // A transport that plays scripted responses, for tests without sockets (ours and users').
         // Foundation-only like `Courier`: a user's tests need no SwiftNIO for it.
         .target(name: "CourierTesting", dependencies: ["Courier"]),
+        // Alamofire's Combine publishers, in a library of their own so that `Courier` stays
+        // Foundation-only: Apple's Combine there, OpenCombine on Linux.
+        .target(
+            name: "CourierCombine",
+            dependencies: [
+                "Courier",
+                .product(
+                    name: "OpenCombine",
+                    package: "OpenCombine",
+                    condition: .when(platforms: [.linux, .android, .windows])
+                ),
+            ]
+        ),
         .systemLibrary(name: "CCourierZlib"),
         .target(
             name: "CourierTestServer",
@@ -96,6 +112,7 @@ let package = Package(
             dependencies: [
                 "CourierTestSupport",
                 "Courier",
+                "CourierCombine",
                 "CourierHashes",
                 "CourierNIO",
                 "CourierTestServer",

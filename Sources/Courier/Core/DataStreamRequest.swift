@@ -314,3 +314,18 @@ extension DataStreamRequest {
         let wasCancelled: Bool
     }
 }
+
+extension DataStreamRequest.Completion {
+    /// The end of a stream as `request` describes it now (once finished, its true end): for code
+    /// that hands streams on in another form (the `CourierCombine` publishers), and for testing a
+    /// handler. (An extension, so the memberwise initializer stays.)
+    public init(of request: DataStreamRequest) {
+        self.init(
+            request: request.lastRequest,
+            head: request.responseHead,
+            metrics: request.metrics,
+            error: request.error,
+            wasCancelled: request.isCancelled
+        )
+    }
+}

@@ -11,7 +11,9 @@ extension DataStreamRequest {
         public let event: Event<Success, Failure>
         private let request: DataStreamRequest
 
-        init(event: Event<Success, Failure>, request: DataStreamRequest) {
+        /// An event of `request`'s stream: for code that hands streams on in another form (the
+        /// `CourierCombine` publishers), and for testing a handler.
+        public init(event: Event<Success, Failure>, request: DataStreamRequest) {
             self.event = event
             self.request = request
         }
