@@ -27,7 +27,7 @@ public struct DataResponsePublisher<Value: Sendable>: Publisher, Sendable {
     }
 
     /// A publisher of `request`'s unserialized response (`Data?`), delivered on `queue`.
-    init(_ request: DataRequest, queue: DispatchQueue) where Value == Data? {
+    public init(_ request: DataRequest, queue: DispatchQueue) where Value == Data? {
         self.request = request
         addHandler = { _ = request.response(queue: queue, completionHandler: $0) }
     }
@@ -117,6 +117,27 @@ extension DataRequest {
                 emptyRequestMethods: emptyRequestMethods
             ),
             on: queue
+        )
+    }
+
+    /// ``publishDecodable(type:queue:preprocessor:decoder:emptyResponseCodes:emptyRequestMethods:)``
+    /// under Alamofire's old spelling of its last parameter.
+    @available(*, deprecated, renamed: "publishDecodable(type:queue:preprocessor:decoder:emptyResponseCodes:emptyRequestMethods:)")
+    public func publishDecodable<T: Decodable & Sendable>(
+        type: T.Type = T.self,
+        queue: DispatchQueue = .courierCallbacks,
+        preprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyResponseMethods: Set<HTTPMethod>
+    ) -> DataResponsePublisher<T> {
+        publishDecodable(
+            type: type,
+            queue: queue,
+            preprocessor: preprocessor,
+            decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyResponseMethods
         )
     }
 

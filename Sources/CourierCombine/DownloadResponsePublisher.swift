@@ -25,7 +25,7 @@ public struct DownloadResponsePublisher<Value: Sendable>: Publisher, Sendable {
     }
 
     /// A publisher of `request`'s unserialized response (the file's URL, if any), on `queue`.
-    init(_ request: DownloadRequest, queue: DispatchQueue) where Value == URL? {
+    public init(_ request: DownloadRequest, queue: DispatchQueue) where Value == URL? {
         self.request = request
         addHandler = { _ = request.response(queue: queue, completionHandler: $0) }
     }
@@ -123,7 +123,8 @@ extension DownloadRequest {
     }
 
     /// A publisher of the download as it came: the file's URL, or the error.
-    public func publishUnserialized(queue: DispatchQueue = .courierCallbacks) -> DownloadResponsePublisher<URL?> {
+    /// (`on:`, as in Alamofire, where the data form says `queue:`.)
+    public func publishUnserialized(on queue: DispatchQueue = .courierCallbacks) -> DownloadResponsePublisher<URL?> {
         DownloadResponsePublisher(self, queue: queue)
     }
 }
