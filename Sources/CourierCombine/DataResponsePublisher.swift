@@ -122,7 +122,11 @@ extension DataRequest {
 
     /// ``publishDecodable(type:queue:preprocessor:decoder:emptyResponseCodes:emptyRequestMethods:)``
     /// under Alamofire's old spelling of its last parameter.
-    @available(*, deprecated, renamed: "publishDecodable(type:queue:preprocessor:decoder:emptyResponseCodes:emptyRequestMethods:)")
+    @available(
+        *,
+        deprecated,
+        renamed: "publishDecodable(type:queue:preprocessor:decoder:emptyResponseCodes:emptyRequestMethods:)"
+    )
     public func publishDecodable<T: Decodable & Sendable>(
         type: T.Type = T.self,
         queue: DispatchQueue = .courierCallbacks,
