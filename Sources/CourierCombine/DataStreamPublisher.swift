@@ -44,7 +44,9 @@ public struct DataStreamPublisher<Value: Sendable>: Publisher, Sendable {
 
     /// Each piece's value; a piece that could not be serialized, or the stream's failure, fails it.
     public func value() -> AnyPublisher<Value, CourierError> {
-        result().setFailureType(to: CourierError.self).flatMap(\.publisher).eraseToAnyPublisher()
+        // One piece at a time, so the subscriber's demand still reaches the stream.
+        result().setFailureType(to: CourierError.self).flatMap(maxPublishers: .max(1)) { $0.publisher }
+            .eraseToAnyPublisher()
     }
 
     /// Attaches `subscriber`; the request starts at its first demand.
@@ -72,6 +74,9 @@ final class StreamSubscription<Value: Sendable>: Subscription, @unchecked Sendab
         var demand = Subscribers.Demand.none
         /// The pulling task, waiting here for demand.
         var waiter: CheckedContinuation<Bool, Never>?
+        /// Set by the first demand, with the decision to start pulling: one task, however many
+        /// demands race in before it is stored.
+        var hasStarted = false
         var pulling: Task<Void, Never>?
     }
 
@@ -97,8 +102,11 @@ final class StreamSubscription<Value: Sendable>: Subscription, @unchecked Sendab
         let (waiter, starts) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, Bool) in
             guard state.downstream != nil else { return (nil, false) }
             state.demand += demand
-            defer { state.waiter = nil }
-            return (state.waiter, state.pulling == nil)
+            defer {
+                state.waiter = nil
+                state.hasStarted = true
+            }
+            return (state.waiter, !state.hasStarted)
         }
         waiter?.resume(returning: true)
         guard starts else { return }
@@ -127,8 +135,11 @@ final class StreamSubscription<Value: Sendable>: Subscription, @unchecked Sendab
 
     /// Pulls a piece per unit of demand until the stream ends or the subscription is cancelled.
     private func pull() async {
-        // Made here, in the task that reads it: the request starts at the first read.
+        // Made before the request runs: an iterator sees what arrives after it was made. Resumed
+        // here, as Alamofire's publishers do, so a request made not to start on its own (or
+        // suspended) starts once there is demand.
         var pieces = makeSequence().makeAsyncIterator()
+        courierRequest.resume()
         do {
             while await demandArrived() {
                 guard let piece = try await pieces.next() else { break }

@@ -188,6 +188,7 @@ public class DataRequest: Request, @unchecked Sendable {
             // Between attempts none is current, so a late event of this one is ignored.
             state.attempt = nil
             state.task = nil
+            post(.didCompleteTask)
             let validation = state.validationWork
             let runsHere = validation.validators.allSatisfy(\.runsInline)
             return (rejection, validation, runsHere ? nil : state.validationRunners)
@@ -196,7 +197,6 @@ public class DataRequest: Request, @unchecked Sendable {
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
-        announce(.completeTask)
         if let attemptError {
             retryOrFinish(error: attemptError)
             return

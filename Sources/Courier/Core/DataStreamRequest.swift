@@ -262,7 +262,6 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             let rejection = streamState.withLock { $0.headCheckAttempt === attempt ? $0.headRejection : nil }
             let attemptError = rejection ?? error.map(CourierError.attemptFailed)
             eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
-            announce(.completeTask)
             retryOrFinish(error: attemptError)
         }
     }

@@ -376,12 +376,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         if let writeError {
             let failure = CourierError.downloadFileWriteFailed(writeError)
             eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: failure)
-            announce(.completeTask)
             finish(error: failure)
             return
         }
         eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: error)
-        announce(.completeTask)
         if let error {
             retryOrFinish(error: error)
             return

@@ -216,7 +216,9 @@ public class Request: @unchecked Sendable {
         self.customOperation = customOperation
         self.serializationTarget = serializationQueue
         self.eventMonitor = eventMonitor
-        notifications = session.notifications
+        // Read once: a request made before anything could observe (see `CourierNotifications`)
+        // posts nothing and pays nothing for them.
+        notifications = session.notifications.flatMap { $0.isPosting ? $0 : nil }
         self.creationInterceptor = interceptor
         self.mayRetrySerializerFailures = Session.retries(interceptor) || Session.retries(session.interceptor)
         self.weakSession = session
@@ -285,7 +287,11 @@ public class Request: @unchecked Sendable {
         let (action, session, hasTask) = mutableState.withLock { state in
             let action = state.machine.resume()
             if action != .none, state.session == nil { state.session = weakSession }
-            return (action, state.session, state.task != nil)
+            let hasTask = state.task != nil
+            // Queued with the change, under the lock: in the order the changes happened.
+            if action != .none { post(.didResume) }
+            if action == .resumeTask, hasTask { post(.didResumeTask) }
+            return (action, state.session, hasTask)
         }
         switch action {
         case .none:
@@ -298,9 +304,9 @@ public class Request: @unchecked Sendable {
             }
             startAttempt()
         case .resumeTask:
-            applyStateToTask()
             announce(.resume)
             if hasTask { announce(.resumeTask) }
+            applyStateToTask()
         }
         return self
     }
@@ -308,7 +314,7 @@ public class Request: @unchecked Sendable {
     /// Pauses the request; the transport stops reading its response until ``resume()``.
     @discardableResult
     public func suspend() -> Self {
-        let (changed, action, released) = mutableState.withLock { state in
+        let (changed, action, released, suspendsTask) = mutableState.withLock { state in
             let before = state.machine.state
             let action = state.machine.suspend()
             // A paused request does not keep its session alive: one suspended and then let go
@@ -317,13 +323,17 @@ public class Request: @unchecked Sendable {
             let changed = state.machine.state != before
             let released = changed ? state.session : nil
             if changed { state.session = nil }
-            return (changed, action, released)
+            // A request still adapting, or waiting to retry, has no task to suspend.
+            let suspendsTask = action == .suspendTask && state.task != nil
+            if changed { post(.didSuspend) }
+            if suspendsTask { post(.didSuspendTask) }
+            return (changed, action, released, suspendsTask)
         }
         withExtendedLifetime(released) {}  // Released here, after the lock: a session's end takes request locks.
         guard changed else { return self }
         if action == .suspendTask { applyStateToTask() }
         announce(.suspend)
-        if action == .suspendTask { announce(.suspendTask) }
+        if suspendsTask { announce(.suspendTask) }
         return self
     }
 
@@ -367,7 +377,7 @@ public class Request: @unchecked Sendable {
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
                 guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
-                return Self.takeFinishHandlers(&state, error: error)
+                return takeFinishHandlers(&state, error: error, isCancellation: true)
             })
         else { return }
         complete(consume outcome, stopsWork: true, isCancellation: true)
@@ -514,11 +524,16 @@ public class Request: @unchecked Sendable {
     /// A step of the request's lifecycle, which monitors and notifications hear of.
     enum LifecycleEvent {
         case resume, suspend, cancel, finish, resumeTask, suspendTask, cancelTask
-        /// An attempt ended: monitors hear of it with its metrics, elsewhere; only the notification is posted here.
-        case completeTask
     }
 
-    /// Tells the monitor, and posts the notification, of `event`.
+    /// Queues the lifecycle notification `name`, if the session posts them. Called under the
+    /// request's lock, with the change it reports, so that a request's notifications are posted
+    /// in the order its changes happened (the poster's own lock is taken inside, never around).
+    func post(_ name: Notification.Name) {
+        notifications?.post(name, self)
+    }
+
+    /// Tells the monitor of `event` (the notification was queued with the change, by ``post(_:)``).
     func announce(_ event: LifecycleEvent) {
         if let eventMonitor {
             switch event {
@@ -529,22 +544,8 @@ public class Request: @unchecked Sendable {
             case .resumeTask: eventMonitor.requestDidResumeTask(self)
             case .suspendTask: eventMonitor.requestDidSuspendTask(self)
             case .cancelTask: eventMonitor.requestDidCancelTask(self)
-            case .completeTask: break
             }
         }
-        guard let notifications else { return }
-        let name: Notification.Name =
-            switch event {
-            case .resume: .didResume
-            case .suspend: .didSuspend
-            case .cancel: .didCancel
-            case .finish: .didFinish
-            case .resumeTask: .didResumeTask
-            case .suspendTask: .didSuspendTask
-            case .cancelTask: .didCancelTask
-            case .completeTask: .didCompleteTask
-            }
-        notifications.post(name, self)
     }
 
     /// Building the URLRequest failed; the request finishes with `error`.
@@ -562,6 +563,7 @@ public class Request: @unchecked Sendable {
             state.attempt = attempt
             state.task = task
             state.performedRequests.append(head)
+            if action == .resume { post(.didResumeTask) }
             return (action, state.taskSnapshot(unlessAt: nil))
         }
         switch action {
@@ -587,6 +589,7 @@ public class Request: @unchecked Sendable {
             guard state.machine.attemptCompleted() == .complete else { return false }
             state.attempt = nil
             state.task = nil
+            post(.didCompleteTask)
             return true
         }
     }
@@ -642,7 +645,7 @@ public class Request: @unchecked Sendable {
                     diverted = claimed
                     return nil
                 }
-                return Self.takeFinishHandlers(&state, error: nil)
+                return takeFinishHandlers(&state, error: nil)
             })
         else { return diverted }
         complete(consume finishing, stopsWork: false, isCancellation: false)
@@ -693,7 +696,7 @@ public class Request: @unchecked Sendable {
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
                 guard state.machine.expire() == .cancelTaskAndFinish else { return nil }
-                return Self.takeFinishHandlers(&state, error: error)
+                return takeFinishHandlers(&state, error: error)
             })
         else { return }
         complete(consume outcome, stopsWork: true, isCancellation: false)
@@ -731,7 +734,7 @@ public class Request: @unchecked Sendable {
     /// whether this call ended it (`false` if it had ended already).
     @discardableResult
     func finish(error: CourierError? = nil) -> Bool {
-        guard let finishing = mutableState.withLock({ Self.takeFinishHandlers(&$0, error: error) }) else {
+        guard let finishing = mutableState.withLock({ takeFinishHandlers(&$0, error: error) }) else {
             return false
         }
         complete(consume finishing, stopsWork: false, isCancellation: false)
@@ -790,8 +793,21 @@ public class Request: @unchecked Sendable {
     /// wins, and a cancellation's replaces a failed attempt's), and hands back the waiting
     /// handlers, or `nil` if it had finished already. Validators are dropped, since they are done
     /// and may capture the request (progress listeners go in ``takeFinalProgress(_:)``).
-    private static func takeFinishHandlers(_ state: inout MutableState, error: CourierError?) -> Finishing? {
+    private func takeFinishHandlers(
+        _ state: inout MutableState,
+        error: CourierError?,
+        isCancellation: Bool = false
+    ) -> Finishing? {
         guard state.machine.finish() else { return nil }
+        // In Alamofire's order: the request, its task, the task's end, then the end.
+        if isCancellation {
+            post(.didCancel)
+            if state.task != nil {
+                post(.didCancelTask)
+                post(.didCompleteTask)
+            }
+        }
+        post(.didFinish)
         if let error { state.error = error }
         let finishing = Finishing(
             handlers: state.finishHandlers,
@@ -805,7 +821,7 @@ public class Request: @unchecked Sendable {
             validationRunners: state.validationRunners,
             headValidator: state.headValidator,
             hooks: state.hooks,
-            progress: takeFinalProgress(&state)
+            progress: Self.takeFinalProgress(&state)
         )
         state.finishHandlers = []
         state.pendingWork = nil

@@ -53,13 +53,15 @@ extension CourierExtension where ExtendedType == Notification {
 /// Every session posts them to `NotificationCenter.default` unless
 /// ``Session/Configuration-swift.struct/postsNotifications`` is off, from the moment your
 /// program first reads one of the names (as `addObserver(forName: Request.didFinishNotification, …)`
-/// does): until something could be observing them, nothing is posted. Posting costs about 10 %
+/// does), for the requests made from then on: until something could be observing them, nothing
+/// is posted. Posting costs about 10 %
 /// of a request's instructions on Linux, which a program that never observes them should not pay.
 /// An observer that matches names itself (registered for every name) calls
 /// ``startPosting()`` first. A monitor of your own (``init(center:queue:)``) always posts.
 ///
-/// Notifications are posted in order on ``queue``, never on a transport's thread, so a slow
-/// observer delays other observers but no request. Events close together are posted together:
+/// A request queues each notification with the change it reports, under the request's lock, so
+/// its notifications are posted in the order its changes happened. They are posted on ``queue``,
+/// never on a transport's thread, so a slow observer delays other observers but no request. Events close together are posted together:
 /// one wake-up of the queue for a burst, not one per event.
 ///
 /// ```swift

@@ -120,6 +120,26 @@ import FoundationNetworking
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func aStreamPublisherStartsARequestMadeNotToStartOnItsOwn(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.streamRequest(server.url("/bytes/100"), shouldAutomaticallyResume: false)
+            let sizes = Mailbox<Int>()
+            let finished = Mailbox<Bool>()
+            let subscription = request.publishData().value().sink(
+                receiveCompletion: { completion in
+                    if case .finished = completion { finished.put(true) } else { finished.put(false) }
+                },
+                receiveValue: { sizes.put($0.count) }
+            )
+            #expect(await finished.value(at: 0) == true)
+            #expect(sizes.values.reduce(0, +) == 100)
+            subscription.cancel()
+            await session.invalidate()
+        }
+    }
+
     /// A subscriber that asks for one piece, then for the rest when told to.
     private final class OneAtATime: Subscriber, @unchecked Sendable {  // `subscription` is set once, before any read.
         typealias Input = DataStreamRequest.Stream<Data, CourierError>
