@@ -106,7 +106,9 @@ import Testing
         let configuration = TestServer.Configuration { $0.maximumWait = .seconds(1) }
         try await TestServer.withRunningServer(configuration: configuration) { server in
             let result = try await RawConnection.exchange(port: server.port, request: get("/fault/hang?seconds=100"))
-            #expect(result.ending == .closed)
+            // The server ended the wait: with a FIN, or a reset when it closed before reading the
+            // request (a loaded machine).
+            #expect(result.ending != .timedOut)
             #expect(result.bytes.isEmpty, "\(result.text)")
             let start = NIODeadline.now()
             // Uncapped, /delay/10 takes 10 s; capped at 1 s it ends well within 8 s, even on a loaded machine.
