@@ -165,6 +165,41 @@ import FoundationNetworking
         await session.invalidate()
     }
 
+    /// A delegate that keeps its completion handler, as a long operation does, and says when it goes.
+    private final class KeepingDelegate: CustomRequestDelegate, @unchecked Sendable {
+        // `handler` is written once, in the start, and never read: it is only kept.
+        private var handler: CustomRequestCompletionHandler?
+        private let onDeinit: @Sendable () -> Void
+
+        init(onDeinit: @escaping @Sendable () -> Void) {
+            self.onDeinit = onDeinit
+        }
+
+        func startUnderlyingOperation(passingResponseTo completionHandler: CustomRequestCompletionHandler) {
+            handler = completionHandler
+            completionHandler.broadcastResponse(.text("kept"))
+        }
+
+        func cancelUnderlyingOperation() {}
+        func repeated() -> any CustomRequestDelegate { KeepingDelegate(onDeinit: onDeinit) }
+
+        deinit { onDeinit() }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDelegateKeepingItsHandlerGoesWithItsRequest(transport: TransportKind) async throws {
+        let session = transport.makeSession()
+        let released = Mailbox<Bool>()
+        do {
+            let request = session.request(using: KeepingDelegate { released.put(true) })
+            let text = await value(within: hangLimit) { await request.serializingString().result }
+            #expect(text?.success == "kept")
+        }
+        // The handler holds the task; the task let go of the delegate when it answered.
+        #expect(await released.value(at: 0) == true)
+        await session.invalidate()
+    }
+
     private struct OwnFailure: Error, Equatable {}
 
     @Test(arguments: TransportKind.allCases)
