@@ -46,29 +46,21 @@ enum RawConnection {
         byteLimit: Int? = nil
     ) async throws -> Result {
         let collector = Collector(byteLimit: byteLimit)
+        // The request is written, and the time limit started, by the handler as soon as the
+        // connection is up, on the event loop: not after this task resumes. With the whole suite
+        // on two cores, CPU-bound tests can hold Swift's task pool for longer than the server's
+        // idle bound, and a server that closed a silent connection was once read as no answer.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RecordingHandler(collector: collector))
+                    try channel.pipeline.syncOperations.addHandler(
+                        RecordingHandler(collector: collector, request: request, timeout: timeout)
+                    )
                 }
             }
             .connect(host: "127.0.0.1", port: port)
             .get()
-        collector.markStart()
-        if !request.isEmpty {
-            do {
-                try await channel.writeAndFlush(channel.allocator.buffer(string: request))
-            } catch {
-                // The server closed first (on a loaded machine, a bound it sets may pass before
-                // the write): that is how the exchange ended, recorded below, not a failure of it.
-            }
-        }
-        let timer = channel.eventLoop.scheduleTask(in: timeout) {
-            collector.finish(.timedOut)
-            channel.close(promise: nil)
-        }
         try? await channel.closeFuture.get()
-        timer.cancel()
         collector.finish(.closed)
         return collector.result
     }
@@ -107,12 +99,40 @@ enum RawConnection {
         var result: Result { state.withLockedValue { $0.result } }
     }
 
-    /// Feeds reads and errors into a ``Collector``.
+    /// Sends the request once connected, then feeds reads and errors into a ``Collector`` until
+    /// the connection ends or the time limit passes.
     final class RecordingHandler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
         private let collector: Collector
+        private let request: String
+        private let timeout: TimeAmount
+        private var timer: Scheduled<Void>?
 
-        init(collector: Collector) { self.collector = collector }
+        init(collector: Collector, request: String, timeout: TimeAmount) {
+            self.collector = collector
+            self.request = request
+            self.timeout = timeout
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            collector.markStart()
+            if !request.isEmpty {
+                // A failed write means the server closed first: the ending records that.
+                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: request)), promise: nil)
+            }
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [collector] in
+                collector.finish(.timedOut)
+                context.close(promise: nil)
+            }
+            context.fireChannelActive()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            timer?.cancel()
+            timer = nil
+            context.fireChannelInactive()
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             if collector.append(unwrapInboundIn(data)) {
