@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // One atomic word in each request's lock (see `Lock.isMarked`); swift-nio depends on it too.
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // `swift package generate-documentation`: the DocC catalogs under Sources/*/*.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Combine's API on Linux, for `CourierCombine` only; Apple platforms use Combine itself.
@@ -35,7 +37,12 @@ let package = Package(
         .target(name: "CourierHashes"),
         // zlib (a system library on every platform Courier runs on) compresses request bodies for
         // `DeflateRequestCompressor`; the test server inflates them and compresses its responses.
-        .target(name: "Courier", dependencies: ["CourierHashes", "CCourierZlib"]),
+        .target(
+            name: "Courier",
+            dependencies: [
+                "CourierHashes", "CCourierZlib", .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
         .target(
             name: "CourierNIO",
             dependencies: [

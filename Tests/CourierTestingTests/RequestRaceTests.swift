@@ -283,4 +283,58 @@ import FoundationNetworking
         for data in all { #expect(data == Data("0123456789".utf8)) }
         await session.invalidate()
     }
+
+    @Test func aMonitorAddedWhileTheRequestRunsHearsAnUnbrokenTail() async throws {
+        let total = 2000
+        let transport = StubTransport(unmatched: StubResponse.status(200).delay(.microseconds(50)).body("done"))
+        let session = Session(transport: transport)
+        let everything = ["resumed", "urlRequest", "response", "finished", "parsed"]
+        let heard = await value(within: 60) {
+            await withTaskGroup(of: [String].self) { group in
+                for index in 0..<total {
+                    group.addTask {
+                        let monitor = TailMonitor()
+                        let request = session.request("https://example.com/\(index)")
+                        // Added from another thread at a random moment of the request's life.
+                        let adding = Task.detached {
+                            try? await Task.sleep(for: .microseconds(Int.random(in: 0...400)))
+                            request.eventMonitor(monitor)
+                        }
+                        _ = await request.serializingData().result
+                        await adding.value
+                        // What was told before the awaiter resumed is on the monitor's queue by now.
+                        return monitor.queue.sync { monitor.names }
+                    }
+                }
+                var heard: [[String]] = []
+                for await names in group { heard.append(names) }
+                return heard
+            }
+        }
+        let all = try #require(heard, "a request never answered")
+        #expect(all.count == total)
+        for names in all {
+            #expect(everything.suffix(names.count).elementsEqual(names), "heard \(names), not a tail")
+        }
+        // The moment varies enough that monitors came at different points of the request's life.
+        let lengths = Set(all.map(\.count))
+        #expect(lengths.count >= 2, "every monitor heard \(lengths)")
+        await session.invalidate()
+    }
+}
+
+/// Notes the names of the events it hears, on its queue.
+private final class TailMonitor: EventMonitor, @unchecked Sendable {
+    // @unchecked Sendable: `names` is touched on `queue` only.
+    let queue = DispatchQueue(label: "test.tailMonitor")
+    var names: [String] = []
+
+    func requestDidResume(_ request: Request) { names.append("resumed") }
+    func requestDidFinish(_ request: Request) { names.append("finished") }
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) { names.append("urlRequest") }
+    func request(_ request: Request, didReceive head: ResponseHead) { names.append("response") }
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, CourierError>)
+    {
+        names.append("parsed")
+    }
 }

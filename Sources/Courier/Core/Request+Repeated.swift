@@ -11,8 +11,8 @@ extension Request {
     /// every request with ``CourierError/Kind/sessionInvalidated`` (as the gone session would).
     var sessionForRepeat: Session { weakSession ?? Session.gone }
 
-    /// Gives `again` this request's settings: the interceptors added since it was made, its
-    /// start choice, redirect, credential and cache settings. Not its validators, handlers,
+    /// Gives `again` this request's settings: the interceptors and event monitors added since it
+    /// was made, its start choice, redirect, credential and cache settings. Not its validators, handlers,
     /// hooks or progress handlers: a repeat starts clean, as in Siesta.
     func copySettings(to again: Request) {
         // One made on a gone session has finished already: nothing to give it.
@@ -33,6 +33,7 @@ extension Request {
             // A finished request let go of its added interceptors (see `DataRequest.repeated()`).
             state.hasAddedRetrier = state.hasAddedRetrier && !state.addedInterceptors.isEmpty
         }
+        for monitor in mutableState.withLock({ $0.addedEventMonitors }) { again.eventMonitor(monitor) }
     }
 }
 

@@ -67,6 +67,12 @@ public class Request: @unchecked Sendable {
         var machine = StateMachine()
         /// Interceptors added after the request was made (Alamofire 5.11's per-request modifiers).
         var addedInterceptors: [any RequestInterceptor] = []
+        /// The monitors added with ``Request/eventMonitor(_:)``, in order; kept for the
+        /// request's life, since parse events come after it finishes.
+        var addedEventMonitors: [any EventMonitor] = []
+        /// The session's monitor followed by ``addedEventMonitors``, once there are any; read
+        /// only when the lock is marked (see ``Request/eventMonitor``).
+        var eventMonitor: (any EventMonitor)?
         /// One of ``addedInterceptors`` can retry: response handlers added from then on have
         /// their serializers checked before the request finishes, as with a retrier given at creation.
         var hasAddedRetrier = false
@@ -173,8 +179,16 @@ public class Request: @unchecked Sendable {
     }
     /// The session's queue, which the request's own serial queue targets.
     private let serializationTarget: DispatchQueue
-    /// The monitor told of every step of the request, if the session has any.
-    public let eventMonitor: (any EventMonitor)?
+    /// The monitor told of every step of the request: the session's monitors, then those added
+    /// with ``eventMonitor(_:)``; `nil` when there are none.
+    public var eventMonitor: (any EventMonitor)? {
+        // The usual request has no monitor of its own: its events read a constant, and take the
+        // lock only once one was added, which marks the lock (one relaxed atomic load).
+        guard mutableState.isMarked else { return sessionEventMonitor }
+        return mutableState.withLock { $0.eventMonitor }
+    }
+    /// The session's monitors, when the request was made.
+    private let sessionEventMonitor: (any EventMonitor)?
     /// Posts the request's lifecycle notifications, unless its session turned them off.
     let notifications: CourierNotifications?
     /// This request's own interceptor, which runs before the session's: the one given when it was
@@ -215,7 +229,7 @@ public class Request: @unchecked Sendable {
         self.convertible = convertible
         self.customOperation = customOperation
         self.serializationTarget = serializationQueue
-        self.eventMonitor = eventMonitor
+        self.sessionEventMonitor = eventMonitor
         // Read once: a request made before anything could observe (see `CourierNotifications`)
         // posts nothing and pays nothing for them.
         notifications = session.notifications.flatMap { $0.isPosting ? $0 : nil }
@@ -423,6 +437,29 @@ public class Request: @unchecked Sendable {
             state.addedInterceptors.append(interceptor)
             if retries { state.hasAddedRetrier = true }
         }
+        return self
+    }
+
+    /// Adds `monitor`, told of this request's events after the session's monitors, as Alamofire
+    /// 5.11's `eventMonitor(_:)`: for logging or metrics that concern one request, not every
+    /// request of the session.
+    ///
+    /// The monitor hears the events that happen from now on, so add it before the request
+    /// starts to hear them all (``EventMonitor/requestDidCreate(_:)`` is the session's alone: it
+    /// has happened by then). It stays with the request for as long as the request exists, since
+    /// parse events can come after the request finishes: a monitor that keeps the request
+    /// keeps it alive.
+    @discardableResult
+    public func eventMonitor(_ monitor: any EventMonitor) -> Self {
+        let sessionMonitors =
+            (sessionEventMonitor as? CompositeEventMonitor)?.monitors
+            ?? sessionEventMonitor.map { [$0] } ?? []
+        mutableState.withLock { state in
+            state.addedEventMonitors.append(monitor)
+            state.eventMonitor = CompositeEventMonitor(monitors: sessionMonitors + state.addedEventMonitors)
+        }
+        // After the monitor is in place: a reader seeing the mark finds it under the lock.
+        mutableState.mark()
         return self
     }
 

@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 
 #if canImport(Darwin)
@@ -66,6 +67,13 @@ final class Protected<Value> {
         defer { lock.unlock() }
         return try body(&value, &other.value)
     }
+
+    /// Whether ``mark()`` was called on this value's lock: read without taking the lock (see
+    /// ``Lock/isMarked``).
+    var isMarked: Bool { lock.isMarked }
+
+    /// Sets the lock's mark, for good (see ``Lock/isMarked``).
+    func mark() { lock.mark() }
 }
 
 // @unchecked Sendable: the only stored mutable state, `value`, is touched only while `lock` is
@@ -97,9 +105,31 @@ struct Lock: @unchecked Sendable {
                 _ = pthread_mutex_init(primitive, nil)
                 #endif
             }
+            // The header: the mark, cleared.
+            return UnsafeAtomic<Bool>.Storage(false)
         }
         // `create` is declared to return the base class, but makes an instance of `LockStorage`.
         return Lock(storage: unsafeDowncast(buffer, to: LockStorage.self))
+    }
+
+    /// Whether ``mark()`` has been called: one atomic word in the lock's own storage, read
+    /// without taking the lock. For a rarely used part of the guarded state, so that the usual
+    /// path can tell it need not take the lock to look: set the part under the lock, then mark;
+    /// a reader that sees the mark takes the lock to read the part. A reader that does not see
+    /// it yet behaves as it did just before the change, as if it had looked a moment earlier.
+    /// A lock shared by several values has one mark, which only the request's state uses.
+    @inline(__always)
+    var isMarked: Bool {
+        storage.withUnsafeMutablePointerToHeader { header in
+            UnsafeAtomic<Bool>(at: header).load(ordering: .relaxed)
+        }
+    }
+
+    /// Sets the mark that ``isMarked`` reads; it is never cleared.
+    func mark() {
+        storage.withUnsafeMutablePointerToHeader { header in
+            UnsafeAtomic<Bool>(at: header).store(true, ordering: .releasing)
+        }
     }
 
     /// Whether `self` and `other` are the same lock.
@@ -130,8 +160,9 @@ struct Lock: @unchecked Sendable {
     }
 }
 
-/// The storage of a ``Lock``: the platform's lock in the tail of one object.
-final class LockStorage: ManagedBuffer<Void, LockStorage.Primitive> {
+/// The storage of a ``Lock``: the mark (``Lock/isMarked``) as the header and the platform's lock
+/// in the tail of one object, whose address never changes, so atomics can work on the header.
+final class LockStorage: ManagedBuffer<UnsafeAtomic<Bool>.Storage, LockStorage.Primitive> {
     #if canImport(Darwin)
     typealias Primitive = os_unfair_lock
     #else
