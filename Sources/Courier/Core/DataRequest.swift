@@ -250,7 +250,8 @@ public class DataRequest: Request, @unchecked Sendable {
             serializationQueue.async { [self] in
                 let outcome = outcome()
                 // Serialized already, before the request finished, for a retry decision.
-                let (result, duration) = check?.take(for: outcome) ?? Self.serialize(outcome, with: serializer)
+                let (result, duration) =
+                    check?.take(failed: outcome.error != nil) ?? Self.serialize(outcome, with: serializer)
                 let dataResponse = DataResponse(
                     requestHead: outcome.request,
                     head: outcome.head,

@@ -425,7 +425,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
             eventMonitor?.request(self, didFinishDownloadingWith: .success(file.url))
-            finish()
+            finishDownloaded()
             return
         }
         // Built only here, for the destination, which is given one; without a destination none is.
@@ -439,7 +439,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             try Self.moveFile(from: file.url, to: destinationURL, options: options)
             transfer.withLock { $0.fileURL = destinationURL }
             eventMonitor?.request(self, didFinishDownloadingWith: .success(destinationURL))
-            finish()
+            finishDownloaded()
         } catch {
             let failure = CourierError.downloadedFileMoveFailed(
                 error: error,
@@ -449,6 +449,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             eventMonitor?.request(self, didFinishDownloadingWith: .failure(failure))
             finish(error: failure)
         }
+    }
+
+    /// The file is in place: the serializers' failures go to the retriers, then the download
+    /// finishes. A retry downloads the whole body again (a destination that exists by then needs
+    /// `.removePreviousFile`, as in Alamofire).
+    private func finishDownloaded() {
+        checkSerializersThenFinish(
+            input: { [self] in outcome() },
+            beforeRetry: { [self] in transfer.withLock { $0.resumeOffset = 0 } }
+        )
     }
 
     /// On the file queue, once finished: a moved file is left alone; a partial one is kept with

@@ -255,6 +255,16 @@ extension Request {
             return true
         }
 
+        /// The last attempt succeeded, and the finish waits while the serializers' failures are
+        /// offered to the retriers: as ``awaitRetryDecision()``. A download committed to moving
+        /// its file is no longer committed: the file is in place, and a cancel may end the
+        /// request again (it must be able to stop a retry).
+        mutating func awaitSerializerChecks() -> Bool {
+            guard awaitRetryDecision() else { return false }
+            isCommitting = false
+            return true
+        }
+
         /// What to do when a retrier's decision (and delay) has run its course.
         enum RetryAction: Equatable {
             /// Nothing: the request was cancelled (and has finished) meanwhile.

@@ -123,7 +123,8 @@ extension DataRequest {
         let outcome = SerializedOutcome<Serializer.SerializedObject>(sharingLockWith: mutableState) {
             [weak self] outcome in
             // Serialized already, before the request finished, for a retry decision.
-            let (result, duration) = check?.take(for: outcome) ?? Self.serialize(outcome, with: serializer)
+            let (result, duration) =
+                check?.take(failed: outcome.error != nil) ?? Self.serialize(outcome, with: serializer)
             let response = DataResponse(
                 requestHead: outcome.request,
                 head: outcome.head,

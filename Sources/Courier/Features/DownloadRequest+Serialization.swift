@@ -137,11 +137,18 @@ extension DownloadRequest {
 
     /// Runs `serialize` on the serialization queue (the file's) once the request has finished and its file is
     /// settled (moved, kept for resuming, or removed), then calls `completionHandler` on `queue`.
+    /// With a retrier, `serialize` runs once the file is at its destination and before the
+    /// request finishes, so that the retriers can act on its failure, as for a data request
+    /// (see `SerializerCheck`); the handler then receives that result.
     private func appendDownloadHandler<Value: Sendable>(
         queue: DispatchQueue,
         completionHandler: @escaping @Sendable (DownloadResponse<Value, CourierError>) -> Void,
         serialize: @escaping @Sendable (URLRequest?, ResponseHead?, URL?, CourierError?) throws -> Value
     ) -> Self {
+        let run: @Sendable (Outcome) -> SerializerCheck<Outcome, Value>.Serialized = { outcome in
+            measuredSerialization { try serialize(outcome.request, outcome.head, outcome.fileURL, outcome.error) }
+        }
+        let check = registerSerializerCheck(run)
         // Weak: the handler sits in the request, and runs while the request is alive; a strong
         // hold would keep a request that is never started (and its session) alive for good.
         appendFinishHandler { [weak self] in
@@ -149,19 +156,15 @@ extension DownloadRequest {
             // Behind the file's own settling, which the request queued on the same queue (the
             // file's is the serialization queue) when it finished.
             file.queue.async { [self] in
-                let (requestHead, head, metrics, error) = mutableState.withLock {
-                    ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
-                }
-                let request = requestHead?.urlRequest
-                // The head, not an HTTPURLResponse: one is built only if the handler reads it.
-                let (fileURL, resumeData) = (self.fileURL, self.resumeData)
-                let (result, duration) = measuredSerialization { try serialize(request, head, fileURL, error) }
+                let outcome = outcome()
+                // Serialized already, before the request finished, for a retry decision.
+                let (result, duration) = check?.take(failed: outcome.error != nil) ?? run(outcome)
                 let downloadResponse = DownloadResponse(
-                    request: request,
-                    head: head,
-                    fileURL: fileURL,
-                    resumeData: resumeData,
-                    metrics: metrics,
+                    request: outcome.request,
+                    head: outcome.head,
+                    fileURL: outcome.fileURL,
+                    resumeData: outcome.resumeData,
+                    metrics: outcome.metrics,
                     serializationDuration: duration,
                     result: result
                 )
@@ -170,5 +173,33 @@ extension DownloadRequest {
             }
         }
         return self
+    }
+}
+
+extension DownloadRequest {
+    /// What a download's handlers serialize: its last request and response, and its file.
+    struct Outcome: Sendable {
+        let request: URLRequest?
+        /// The head, not an `HTTPURLResponse`: one is built only if a handler reads it.
+        let head: ResponseHead?
+        let fileURL: URL?
+        let resumeData: Data?
+        let metrics: RequestMetrics?
+        let error: CourierError?
+    }
+
+    /// The download as its handlers see it now.
+    func outcome() -> Outcome {
+        let (requestHead, head, metrics, error) = mutableState.withLock {
+            ($0.requests.last, $0.responseHead, $0.metrics.last, $0.error)
+        }
+        return Outcome(
+            request: requestHead?.urlRequest,
+            head: head,
+            fileURL: fileURL,
+            resumeData: resumeData,
+            metrics: metrics,
+            error: error
+        )
     }
 }

@@ -4,10 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A data request's response handler whose serializer runs before the request finishes, so that
-/// a failure can be offered to the retriers, as Alamofire offers every failing serializer's: a
-/// body that does not decode (an empty `500` nobody validated, say) can then be retried. The
-/// result is kept for the handler, which uses it rather than serializing again.
+/// A response handler whose serializer runs before the request finishes, so that a failure can
+/// be offered to the retriers, as Alamofire offers every failing serializer's: a body that does
+/// not decode (an empty `500` nobody validated, say) can then be retried. The result is kept for
+/// the handler, which uses it rather than serializing again. Data and upload requests check
+/// their outcome; downloads check their file once it is at its destination.
 ///
 /// Made only when the request or its session had a retrier when the request was made, or the
 /// request was given one (`retry(using:)`) before the handler was added: without one,
@@ -16,27 +17,30 @@ import FoundationNetworking
 /// request's serialization queue before it finishes. `didParseResponse` reports the result a
 /// handler receives, not a parse that led to a retry.
 protocol SerializerChecking: AnyObject, Sendable {
-    /// Serializes `outcome`, keeps the result for the handler, and returns its failure, if any.
-    func check(_ outcome: DataRequest.Outcome) -> CourierError?
+    /// Serializes `input` (what the request's handlers serialize: a data request's outcome, a
+    /// download's), keeps the result for the handler, and returns its failure, if any.
+    func check(_ input: any Sendable) -> CourierError?
     /// Replaces a kept failure with the retriers' refusal (`requestRetryFailed`).
     func refuseRetry(_ error: CourierError)
     /// Drops the kept result: the request is retried, and the next attempt serializes afresh.
     func forget()
 }
 
-/// One handler's serializer and its kept result.
-final class SerializerCheck<Value: Sendable>: SerializerChecking {
+/// One handler's serializer, of what its request hands its handlers (`Input`), and its kept result.
+final class SerializerCheck<Input: Sendable, Value: Sendable>: SerializerChecking {
     typealias Serialized = (result: Result<Value, CourierError>, duration: TimeInterval)
 
-    private let serialize: @Sendable (DataRequest.Outcome) -> Serialized
+    private let serialize: @Sendable (Input) -> Serialized
     private let kept = Protected<Serialized?>(nil)
 
-    init(_ serialize: @escaping @Sendable (DataRequest.Outcome) -> Serialized) {
+    init(_ serialize: @escaping @Sendable (Input) -> Serialized) {
         self.serialize = serialize
     }
 
-    func check(_ outcome: DataRequest.Outcome) -> CourierError? {
-        let serialized = serialize(outcome)
+    func check(_ input: any Sendable) -> CourierError? {
+        // A request hands every check of its own the one input type its handlers use.
+        guard let input = input as? Input else { return nil }
+        let serialized = serialize(input)
         kept.withLock { $0 = serialized }
         guard case .failure(let error) = serialized.result else { return nil }
         return error
@@ -52,14 +56,14 @@ final class SerializerCheck<Value: Sendable>: SerializerChecking {
         kept.withLock { $0 = nil }
     }
 
-    /// The kept result, for a request that finished without an error (a cancel after the check
-    /// must not be answered with a value), once; `nil` to serialize now.
-    func take(for outcome: DataRequest.Outcome) -> Serialized? {
+    /// The kept result, for a request that finished without an error (`failed` is `false`: a
+    /// cancel after the check must not be answered with a value), once; `nil` to serialize now.
+    func take(failed: Bool) -> Serialized? {
         let taken = kept.withLock { kept in
             defer { kept = nil }
             return kept
         }
-        return outcome.error == nil ? taken : nil
+        return failed ? nil : taken
     }
 }
 
@@ -69,7 +73,7 @@ extension DataRequest {
     static func serialize<Serializer: DataResponseSerializerProtocol>(
         _ outcome: Outcome,
         with serializer: Serializer
-    ) -> SerializerCheck<Serializer.SerializedObject>.Serialized {
+    ) -> SerializerCheck<Outcome, Serializer.SerializedObject>.Serialized {
         measuredSerialization {
             try serializer.serialize(
                 requestHead: outcome.request,
@@ -84,13 +88,28 @@ extension DataRequest {
     /// on its failure; `nil` (nothing to do) otherwise, or once the request has finished.
     func serializerCheck<Serializer: DataResponseSerializerProtocol>(
         for serializer: Serializer
-    ) -> SerializerCheck<Serializer.SerializedObject>? {
+    ) -> SerializerCheck<Outcome, Serializer.SerializedObject>? {
+        registerSerializerCheck { Self.serialize($0, with: serializer) }
+    }
+
+    /// The request succeeded: its serializers' failures are offered to the retriers first.
+    func checkSerializersThenFinish() {
+        checkSerializersThenFinish(input: { [self] in outcome() })
+    }
+}
+
+extension Request {
+    /// Registers a check running `serialize` before the request finishes, when a retrier could
+    /// act on its failure; `nil` (nothing to do) otherwise, or once the request has finished.
+    func registerSerializerCheck<Input: Sendable, Value: Sendable>(
+        _ serialize: @escaping @Sendable (Input) -> SerializerCheck<Input, Value>.Serialized
+    ) -> SerializerCheck<Input, Value>? {
         // Decided when the request was made, without an allocation: without a retrier the hot
         // path pays one look at the state, for one added since (`retry(using:)`).
         if !mayRetrySerializerFailures {
             guard mutableState.withLock({ $0.hasAddedRetrier }) else { return nil }
         }
-        let check = SerializerCheck { Self.serialize($0, with: serializer) }
+        let check = SerializerCheck(serialize)
         let isRegistered = mutableState.withLock { state -> Bool in
             guard !state.machine.hasFinished else { return false }
             state.serializerChecks.append(check)
@@ -100,36 +119,48 @@ extension DataRequest {
     }
 
     /// The request succeeded: before it finishes, the serializers registered for a retry
-    /// decision run on the serialization queue, and the first failure that a retrier wants
-    /// retried starts the next attempt instead. A refusal with an error stays with that handler.
-    func checkSerializersThenFinish() {
+    /// decision run on the serialization queue, on what `input` reads then, and the first
+    /// failure that a retrier wants retried starts the next attempt instead (after
+    /// `beforeRetry`). A refusal with an error stays with that handler.
+    func checkSerializersThenFinish(
+        input: @escaping @Sendable () -> any Sendable,
+        beforeRetry: (@Sendable () -> Void)? = nil
+    ) {
         let canRetry = self.canRetry
         // One look at the state: finished at once, or held for the checks.
         let checks = finishWithoutError { state -> [any SerializerChecking]? in
-            guard canRetry, !state.serializerChecks.isEmpty, state.machine.awaitRetryDecision() else { return nil }
+            guard canRetry, !state.serializerChecks.isEmpty, state.machine.awaitSerializerChecks() else { return nil }
             return state.serializerChecks
         }
         guard let checks else { return }
-        serializationQueue.async { [self] in runSerializerChecks(checks, from: 0, outcome: outcome()) }
+        serializationQueue.async { [self] in
+            runSerializerChecks(checks, from: 0, input: input(), beforeRetry: beforeRetry)
+        }
     }
 
     /// Runs `checks` from `index` on; asks the retriers about the first failure, and goes on
     /// with the rest when they decline.
-    private func runSerializerChecks(_ checks: [any SerializerChecking], from index: Int, outcome: Outcome) {
+    private func runSerializerChecks(
+        _ checks: [any SerializerChecking],
+        from index: Int,
+        input: any Sendable,
+        beforeRetry: (@Sendable () -> Void)?
+    ) {
         for position in index..<checks.count {
             guard !hasFinished else { return }
-            guard let failure = checks[position].check(outcome) else { continue }
+            guard let failure = checks[position].check(input) else { continue }
             guard let plan = weakSession?.retryPlan(for: self) else { break }
             Session.decideRetry(of: self, by: plan.retrier, budget: plan.budget, dueTo: failure) { [self] result in
                 let goOn: @Sendable () -> Void = { [self] in
                     serializationQueue.async { [self] in
-                        runSerializerChecks(checks, from: position + 1, outcome: outcome)
+                        runSerializerChecks(checks, from: position + 1, input: input, beforeRetry: beforeRetry)
                     }
                 }
                 switch result {
                 case .retry, .retryWithDelay:
                     // Kept results are dropped when the next attempt starts (`prepareForRetry`);
                     // a retry that cannot happen (past the deadline) goes on as a refusal would.
+                    beforeRetry?()
                     retry(afterDelay: result.delay, dueTo: failure, otherwise: goOn)
                 case .doNotRetry, .doNotRetryWithError:
                     if case .doNotRetryWithError(let retryError) = result {

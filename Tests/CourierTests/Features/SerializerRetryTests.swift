@@ -187,4 +187,101 @@ import FoundationNetworking
             await session.invalidate()
         }
     }
+
+    // MARK: - Downloads
+
+    private func response<Value: Sendable>(
+        of request: DownloadRequest,
+        using serializer: some DownloadResponseSerializerProtocol<Value>
+    ) async -> DownloadResponse<Value, CourierError>? {
+        await value(within: 30) {
+            await withCheckedContinuation { continuation in
+                request.response(responseSerializer: serializer) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadSerializerFailureIsRetriedWhenTheRetrierSaysSo(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: .retryPolicy(exponentialBackoffScale: 0.01))
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // The first attempt's 500 is moved into place too: the retry's file replaces it.
+            let destination = DownloadRequest.suggestedDownloadDestination(
+                in: folder,
+                options: [.createIntermediateDirectories, .removePreviousFile]
+            )
+            let key = UUID().uuidString
+            let request = session.download(server.url("/fault/flaky/\(key)?times=1&status=500"), to: destination)
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.value != nil, "the 500 was retried: \(handled)")
+            #expect(server.attempts(forKey: key) == 2)
+            #expect(request.retryCount == 1)
+            let file = try #require(handled.fileURL)
+            #expect(try Data(contentsOf: file).count == handled.value, "the file is the retry's whole body")
+
+            // The awaited form, to a temporary file of Courier's: the retry writes it afresh.
+            let awaitedKey = UUID().uuidString
+            let awaited = session.download(server.url("/fault/flaky/\(awaitedKey)?times=1&status=500"))
+            let result = await awaited.serializingDownload(using: OnlyOK()).response
+            #expect(result.value != nil, "\(result)")
+            #expect(server.attempts(forKey: awaitedKey) == 2)
+            if let file = result.fileURL {
+                #expect(try Data(contentsOf: file).count == result.value)
+                try? FileManager.default.removeItem(at: file)
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadSerializerRefusalStaysWithItsHandler(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let retrier = CountingRetrier { .doNotRetryWithError(Refused()) }
+            let session = transport.makeSession(interceptor: Interceptor(retriers: [retrier]))
+            let request = session.download(server.url("/status/500"), shouldAutomaticallyResume: false)
+            let strict = Mailbox<DownloadResponse<Int, CourierError>>()
+            let raw = Mailbox<DownloadResponse<URL?, CourierError>>()
+            request.response(responseSerializer: OnlyOK()) { strict.put($0) }
+            request.response { raw.put($0) }
+            request.resume()
+            let strictResponse = try #require(await strict.value(at: 0))
+            let rawResponse = try #require(await raw.value(at: 0))
+            #expect(strictResponse.error?.kind == .requestRetryFailed)
+            #expect(rawResponse.error == nil, "the refusal is the failing handler's alone")
+            #expect(retrier.asked.withLock { $0.count } == 1)
+            #expect(request.retryCount == 0)
+            if let file = rawResponse.fileURL { try? FileManager.default.removeItem(at: file) }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCancelWhileTheRetrierDecidesEndsTheDownload(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let asked = Mailbox<Void>()
+            let answer = Mailbox<RetryResult>()
+            let session = transport.makeSession(
+                interceptor: Retrier { _, _, _ in
+                    asked.put(())
+                    return await answer.value(at: 0) ?? .doNotRetry
+                }
+            )
+            let key = UUID().uuidString
+            let request = session.download(server.url("/fault/flaky/\(key)?times=1&status=500"))
+            let handled = Task { await response(of: request, using: OnlyOK()) }
+            // The file is in place and the serializer failed: the download is not committed any
+            // more, so the cancel wins and the retry the retrier then asks for never starts.
+            try #require(await asked.value(at: 0) != nil)
+            request.cancel()
+            answer.put(.retry)
+            let cancelled = try #require(await handled.value)
+            #expect(cancelled.error?.isExplicitlyCancelledError == true, "\(cancelled)")
+            #expect(request.state == .cancelled)
+            #expect(server.attempts(forKey: key) == 1)
+            if let file = cancelled.fileURL { try? FileManager.default.removeItem(at: file) }
+            await session.invalidate()
+        }
+    }
 }
