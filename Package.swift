@@ -59,10 +59,10 @@ let package = Package(
             ]
         ),
         // A transport that plays scripted responses, for tests without sockets (ours and users').
-        // Foundation-only like `Courier`: a user's tests need no SwiftNIO for it.
+        // No SwiftNIO, like `Courier`: a user's tests need none for it.
         .target(name: "CourierTesting", dependencies: ["Courier"]),
-        // Alamofire's Combine publishers, in a library of their own so that `Courier` stays
-        // Foundation-only: Apple's Combine there, OpenCombine on Linux.
+        // Alamofire's Combine publishers, in a library of their own so that `Courier` needs no
+        // Combine: Apple's Combine on Apple platforms, OpenCombine on Linux.
         .target(
             name: "CourierCombine",
             dependencies: [
