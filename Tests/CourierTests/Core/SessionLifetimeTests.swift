@@ -18,7 +18,7 @@ import FoundationNetworking
             // The session is a temporary: only the request holds it while the server waits.
             let data = try await Session(transport: recorder).request(server.url("/delay/0.2")).serializingData().value
             #expect(!data.isEmpty)
-            #expect(await recorder.waitForInvalidation(within: 30), "the session went away once its request finished")
+            #expect(await recorder.waitForInvalidation(within: hangLimit), "the session went away once its request finished")
         }
     }
 
@@ -26,7 +26,7 @@ import FoundationNetworking
     func aSessionNobodyHoldsAnswersItsHandler(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let recorder = InvalidationRecorder(transport.makeTransport())
-            let response = await value(within: 30) {
+            let response = await value(within: hangLimit) {
                 await withCheckedContinuation { continuation in
                     Session(transport: recorder).request(server.url("/delay/0.2")).responseData { response in
                         continuation.resume(returning: response)
@@ -34,7 +34,7 @@ import FoundationNetworking
                 }
             }
             #expect((try? response?.result.get())?.isEmpty == false, "answered with the body, not a cancellation")
-            #expect(await recorder.waitForInvalidation(within: 30))
+            #expect(await recorder.waitForInvalidation(within: hangLimit))
         }
     }
 
@@ -50,7 +50,7 @@ import FoundationNetworking
         // The request holds the session until it finishes: cancelling it lets go.
         #expect(request?.isInitialized == true)
         request?.cancel()
-        #expect(await recorder.waitForInvalidation(within: 30))
+        #expect(await recorder.waitForInvalidation(within: hangLimit))
     }
 }
 
@@ -68,7 +68,7 @@ extension SessionLifetimeTests {
             _ = request.serializingData()
             #expect(request.isInitialized)
         }
-        #expect(await recorder.waitForInvalidation(within: 30), "nothing held the request, so nothing held the session")
+        #expect(await recorder.waitForInvalidation(within: hangLimit), "nothing held the request, so nothing held the session")
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -83,8 +83,8 @@ extension SessionLifetimeTests {
                 try await server.waitForRequests(1)
                 request.suspend()
             }
-            #expect(await recorder.waitForInvalidation(within: 30), "a paused request does not hold its session")
-            let result = await value(within: 30) {
+            #expect(await recorder.waitForInvalidation(within: hangLimit), "a paused request does not hold its session")
+            let result = await value(within: hangLimit) {
                 var iterator = results.makeAsyncIterator()
                 return await iterator.next()
             }
