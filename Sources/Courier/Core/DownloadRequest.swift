@@ -17,7 +17,8 @@ import FoundationNetworking
 /// The body goes to a temporary file as it arrives (written off the transport's threads; when
 /// the disk falls behind, the transfer pauses rather than buffer). When the last byte is in and
 /// validation passes, the file is renamed to the ``Destination``: a failed, cancelled or
-/// truncated download never appears there.
+/// truncated download never appears there. With a retrier, a response serializer's failure is
+/// offered to it once the file is in place, as Alamofire does; a retry removes that file first.
 ///
 /// Interrupted downloads resume: ``cancel(producingResumeData:)`` (or a dropped connection)
 /// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``,
@@ -452,13 +453,26 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// The file is in place: the serializers' failures go to the retriers, then the download
-    /// finishes. A retry downloads the whole body again (a destination that exists by then needs
-    /// `.removePreviousFile`, as in Alamofire).
+    /// finishes. It stays committed meanwhile: a cancel or the deadline finishes it as it is (a
+    /// file in place is never reported cancelled) and stops the retry. A retry removes the
+    /// rejected file and downloads the whole body again.
     private func finishDownloaded() {
-        checkSerializersThenFinish(
-            input: { [self] in outcome() },
-            beforeRetry: { [self] in transfer.withLock { $0.resumeOffset = 0 } }
-        )
+        checkSerializersThenFinish(input: { [self] in outcome() })
+    }
+
+    override func didPrepareRetry() {
+        // Only a retry after the file was put in place (its serializers failed) finds a file URL.
+        // That file is the rejected attempt's: the next one downloads the whole body afresh, and
+        // until it is in place the download has no file (nor reads one as moved when it ends).
+        let rejected = transfer.withLock { transfer -> URL? in
+            defer { transfer.fileURL = nil }
+            if transfer.fileURL != nil { transfer.resumeOffset = 0 }
+            return transfer.fileURL
+        }
+        // Removed from its destination: a download that fails from here leaves nothing there,
+        // and the next move finds the place free. (At the temporary URL, the next attempt
+        // truncates it instead, on the file queue.)
+        if let rejected, rejected != file.url { try? FileManager.default.removeItem(at: rejected) }
     }
 
     /// On the file queue, once finished: a moved file is left alone; a partial one is kept with

@@ -132,7 +132,10 @@ extension Request {
         wait?.cancel()
         // What the serializers made of the last attempt is stale now.
         checks.forEach { $0.forget() }
-        if proceed { eventMonitor?.requestIsRetrying(self) }
+        if proceed {
+            didPrepareRetry()
+            eventMonitor?.requestIsRetrying(self)
+        }
         return proceed
     }
 }

@@ -68,6 +68,9 @@ extension Request {
         /// Set once the request has committed to succeeding: a cancel or the deadline can no
         /// longer stop it.
         private(set) var isCommitting = false
+        /// A cancel or the deadline came while the request was committing: it finishes as
+        /// committed, and is never retried.
+        private(set) var wasStoppedWhileCommitting = false
         /// When the request fails if still running, over all its attempts and retry delays, as a
         /// time on the session's clock; `nil` until armed.
         private(set) var deadline: Duration?
@@ -128,6 +131,9 @@ extension Request {
             case none
             /// Cancel the current transport task, if any, and finish with the cancellation error.
             case cancelTaskAndFinish
+            /// Finish now, succeeded: the request committed (a download's file is in place) and
+            /// only its serializers' retry decision was pending, which the stop ends.
+            case finishCommitted
         }
 
         /// What to do when a transport task is ready to run.
@@ -184,7 +190,7 @@ extension Request {
         }
 
         mutating func cancel() -> CancelAction {
-            guard !isCommitting else { return .none }
+            guard !isCommitting else { return stopWhileCommitting() }
             switch state {
             case .initialized, .resumed, .suspended:
                 state = .cancelled
@@ -197,7 +203,7 @@ extension Request {
         /// The request's deadline passed: like a cancel, but the request ends `finished`, with the
         /// timeout as its error.
         mutating func expire() -> CancelAction {
-            guard !isCommitting else { return .none }
+            guard !isCommitting else { return stopWhileCommitting() }
             switch state {
             case .initialized, .resumed, .suspended: return hasFinished ? .none : .cancelTaskAndFinish
             case .cancelled, .finished: return .none
@@ -255,14 +261,20 @@ extension Request {
             return true
         }
 
+        /// A cancel or the deadline while committing: remembered, so that no retry follows; the
+        /// request finishes at once if it was only waiting for its serializers' retry decision.
+        private mutating func stopWhileCommitting() -> CancelAction {
+            guard !hasFinished else { return .none }
+            wasStoppedWhileCommitting = true
+            return attemptPhase == .deciding ? .finishCommitted : .none
+        }
+
         /// The last attempt succeeded, and the finish waits while the serializers' failures are
-        /// offered to the retriers: as ``awaitRetryDecision()``. A download committed to moving
-        /// its file is no longer committed: the file is in place, and a cancel may end the
-        /// request again (it must be able to stop a retry).
+        /// offered to the retriers: as ``awaitRetryDecision()``, unless a cancel or the deadline
+        /// came while a download committed its file (then it finishes at once, as committed).
         mutating func awaitSerializerChecks() -> Bool {
-            guard awaitRetryDecision() else { return false }
-            isCommitting = false
-            return true
+            guard !wasStoppedWhileCommitting else { return false }
+            return awaitRetryDecision()
         }
 
         /// What to do when a retrier's decision (and delay) has run its course.
@@ -278,6 +290,8 @@ extension Request {
             switch state {
             case .resumed, .suspended:
                 attemptPhase = .starting
+                // A download retried after its serializers failed is no longer committed.
+                isCommitting = false
                 headCheck = .none
                 // A hold was for the previous attempt's consumer; the next one starts unheld.
                 if isHeldBack {

@@ -388,13 +388,22 @@ public class Request: @unchecked Sendable {
         // finish the request in between with another outcome.
         // One binding, consumed by `complete`: a second (`guard let x` over an optional) would keep
         // what finishing took, the session with it, alive until this returns (in debug builds).
+        var isCancellation = true
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
-                guard state.machine.cancel() == .cancelTaskAndFinish else { return nil }
-                return takeFinishHandlers(&state, error: error, isCancellation: true)
+                switch state.machine.cancel() {
+                case .none:
+                    return nil
+                case .cancelTaskAndFinish:
+                    return takeFinishHandlers(&state, error: error, isCancellation: true)
+                case .finishCommitted:
+                    // A download whose file is in place: it succeeded; the stop ends the retry decision.
+                    isCancellation = false
+                    return takeFinishHandlers(&state, error: nil)
+                }
             })
         else { return }
-        complete(consume outcome, stopsWork: true, isCancellation: true)
+        complete(consume outcome, stopsWork: true, isCancellation: isCancellation)
     }
 
     // MARK: - Attempts (steps of the attempt loop, Request+AttemptLoop.swift)
@@ -662,6 +671,10 @@ public class Request: @unchecked Sendable {
     /// The request an attempt sends, from the adapted one: a download adds its `Range`.
     func finalizing(_ head: RequestHead) -> RequestHead { head }
 
+    /// A retry is about to start its attempt, the previous attempt's state cleared: for what a
+    /// subclass keeps of its own (a download lets go of a file it had put in place).
+    func didPrepareRetry() {}
+
     /// Whether another attempt could be made at all; `false` for a body that can be sent only once.
     var canRetry: Bool { true }
 
@@ -732,8 +745,12 @@ public class Request: @unchecked Sendable {
     func abandon(dueTo error: CourierError) {
         guard
             let outcome = mutableState.withLock({ state -> Finishing? in
-                guard state.machine.expire() == .cancelTaskAndFinish else { return nil }
-                return takeFinishHandlers(&state, error: error)
+                switch state.machine.expire() {
+                case .none: return nil
+                case .cancelTaskAndFinish: return takeFinishHandlers(&state, error: error)
+                // A download whose file is in place: it succeeded; the stop ends the retry decision.
+                case .finishCommitted: return takeFinishHandlers(&state, error: nil)
+                }
             })
         else { return }
         complete(consume outcome, stopsWork: true, isCancellation: false)

@@ -39,7 +39,10 @@ final class SerializerCheck<Input: Sendable, Value: Sendable>: SerializerCheckin
 
     func check(_ input: any Sendable) -> CourierError? {
         // A request hands every check of its own the one input type its handlers use.
-        guard let input = input as? Input else { return nil }
+        guard let input = input as? Input else {
+            assertionFailure("a serializer check of \(Input.self) was handed \(type(of: input))")
+            return nil
+        }
         let serialized = serialize(input)
         kept.withLock { $0 = serialized }
         guard case .failure(let error) = serialized.result else { return nil }
@@ -120,12 +123,10 @@ extension Request {
 
     /// The request succeeded: before it finishes, the serializers registered for a retry
     /// decision run on the serialization queue, on what `input` reads then, and the first
-    /// failure that a retrier wants retried starts the next attempt instead (after
-    /// `beforeRetry`). A refusal with an error stays with that handler.
-    func checkSerializersThenFinish(
-        input: @escaping @Sendable () -> any Sendable,
-        beforeRetry: (@Sendable () -> Void)? = nil
-    ) {
+    /// failure that a retrier wants retried starts the next attempt instead. A refusal with an
+    /// error stays with that handler. Handlers added while the checks run are not offered: they
+    /// serialize when the request has finished.
+    func checkSerializersThenFinish(input: @escaping @Sendable () -> any Sendable) {
         let canRetry = self.canRetry
         // One look at the state: finished at once, or held for the checks.
         let checks = finishWithoutError { state -> [any SerializerChecking]? in
@@ -134,7 +135,7 @@ extension Request {
         }
         guard let checks else { return }
         serializationQueue.async { [self] in
-            runSerializerChecks(checks, from: 0, input: input(), beforeRetry: beforeRetry)
+            runSerializerChecks(checks, from: 0, input: input())
         }
     }
 
@@ -143,8 +144,7 @@ extension Request {
     private func runSerializerChecks(
         _ checks: [any SerializerChecking],
         from index: Int,
-        input: any Sendable,
-        beforeRetry: (@Sendable () -> Void)?
+        input: any Sendable
     ) {
         for position in index..<checks.count {
             guard !hasFinished else { return }
@@ -153,14 +153,13 @@ extension Request {
             Session.decideRetry(of: self, by: plan.retrier, budget: plan.budget, dueTo: failure) { [self] result in
                 let goOn: @Sendable () -> Void = { [self] in
                     serializationQueue.async { [self] in
-                        runSerializerChecks(checks, from: position + 1, input: input, beforeRetry: beforeRetry)
+                        runSerializerChecks(checks, from: position + 1, input: input)
                     }
                 }
                 switch result {
                 case .retry, .retryWithDelay:
                     // Kept results are dropped when the next attempt starts (`prepareForRetry`);
                     // a retry that cannot happen (past the deadline) goes on as a refusal would.
-                    beforeRetry?()
                     retry(afterDelay: result.delay, dueTo: failure, otherwise: goOn)
                 case .doNotRetry, .doNotRetryWithError:
                     if case .doNotRetryWithError(let retryError) = result {

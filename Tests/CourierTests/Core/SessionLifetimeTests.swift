@@ -18,7 +18,10 @@ import FoundationNetworking
             // The session is a temporary: only the request holds it while the server waits.
             let data = try await Session(transport: recorder).request(server.url("/delay/0.2")).serializingData().value
             #expect(!data.isEmpty)
-            #expect(await recorder.waitForInvalidation(within: hangLimit), "the session went away once its request finished")
+            #expect(
+                await recorder.waitForInvalidation(within: hangLimit),
+                "the session went away once its request finished"
+            )
         }
     }
 
@@ -68,7 +71,10 @@ extension SessionLifetimeTests {
             _ = request.serializingData()
             #expect(request.isInitialized)
         }
-        #expect(await recorder.waitForInvalidation(within: hangLimit), "nothing held the request, so nothing held the session")
+        #expect(
+            await recorder.waitForInvalidation(within: hangLimit),
+            "nothing held the request, so nothing held the session"
+        )
     }
 
     @Test(arguments: TransportKind.allCases)

@@ -207,10 +207,11 @@ import FoundationNetworking
             let session = transport.makeSession(interceptor: .retryPolicy(exponentialBackoffScale: 0.01))
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: folder) }
-            // The first attempt's 500 is moved into place too: the retry's file replaces it.
+            // The first attempt's 500 is moved into place too; the retry removes it, so the
+            // second move needs no `.removePreviousFile`.
             let destination = DownloadRequest.suggestedDownloadDestination(
                 in: folder,
-                options: [.createIntermediateDirectories, .removePreviousFile]
+                options: [.createIntermediateDirectories]
             )
             let key = UUID().uuidString
             let request = session.download(server.url("/fault/flaky/\(key)?times=1&status=500"), to: destination)
@@ -220,6 +221,7 @@ import FoundationNetworking
             #expect(request.retryCount == 1)
             let file = try #require(handled.fileURL)
             #expect(try Data(contentsOf: file).count == handled.value, "the file is the retry's whole body")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
 
             // The awaited form, to a temporary file of Courier's: the retry writes it afresh.
             let awaitedKey = UUID().uuidString
@@ -258,7 +260,7 @@ import FoundationNetworking
     }
 
     @Test(arguments: TransportKind.allCases)
-    func aCancelWhileTheRetrierDecidesEndsTheDownload(transport: TransportKind) async throws {
+    func aCancelWhileTheRetrierDecidesFinishesTheDownloadAsItIs(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let asked = Mailbox<Void>()
             let answer = Mailbox<RetryResult>()
@@ -271,16 +273,81 @@ import FoundationNetworking
             let key = UUID().uuidString
             let request = session.download(server.url("/fault/flaky/\(key)?times=1&status=500"))
             let handled = Task { await response(of: request, using: OnlyOK()) }
-            // The file is in place and the serializer failed: the download is not committed any
-            // more, so the cancel wins and the retry the retrier then asks for never starts.
+            // The file is in place and the serializer failed: a cancel cannot take the file back,
+            // so the download finishes as it is, with the serializer's failure, and the retry the
+            // retrier then asks for never starts.
             try #require(await asked.value(at: 0) != nil)
             request.cancel()
             answer.put(.retry)
-            let cancelled = try #require(await handled.value)
-            #expect(cancelled.error?.isExplicitlyCancelledError == true, "\(cancelled)")
-            #expect(request.state == .cancelled)
+            let finished = try #require(await handled.value)
+            #expect(finished.error?.underlyingError is Refused, "\(finished)")
+            #expect(request.state == .finished)
             #expect(server.attempts(forKey: key) == 1)
-            if let file = cancelled.fileURL { try? FileManager.default.removeItem(at: file) }
+            let file = try #require(finished.fileURL)
+            #expect(FileManager.default.fileExists(atPath: file.path))
+            try? FileManager.default.removeItem(at: file)
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCancelWhileTheFileMovesStopsTheRetry(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: Retrier { _, _, _ in .retry })
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let made = Mailbox<DownloadRequest>()
+            let key = UUID().uuidString
+            let request = session.download(
+                server.url("/fault/flaky/\(key)?times=1&status=500"),
+                to: { _, _ in
+                    // While the download commits its file: the cancel cannot stop it, but must
+                    // stop the retry that follows.
+                    made.values.first?.cancel()
+                    return (folder.appendingPathComponent("file"), [.createIntermediateDirectories])
+                }
+            )
+            // Before the first handler starts it.
+            made.put(request)
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.error?.underlyingError is Refused, "\(handled)")
+            #expect(request.state == .finished)
+            #expect(server.attempts(forKey: key) == 1, "no retry after the cancel")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRetriedDownloadThatThenFailsLeavesNoFileBehind(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let decisions = CallCounter()
+            let session = transport.makeSession(
+                interceptor: Retrier { _, _, _ in
+                    decisions.increment()
+                    return decisions.value == 1 ? .retry : .doNotRetry
+                }
+            )
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let destination = DownloadRequest.suggestedDownloadDestination(
+                in: folder,
+                options: [.createIntermediateDirectories]
+            )
+            let validations = CallCounter()
+            // The first attempt passes validation, is moved into place, and fails its serializer;
+            // the retry fails validation, and the retrier declines.
+            let request = session.download(server.url("/status/500"), to: destination).validate { _, _, _ in
+                validations.increment()
+                return validations.value == 1 ? .success(()) : .failure(Refused())
+            }
+            let handled = try #require(await response(of: request, using: OnlyOK()))
+            #expect(handled.error?.kind == .responseValidationFailed, "\(handled)")
+            #expect(handled.fileURL == nil, "the rejected first file is not this download's any more")
+            #expect(request.fileURL == nil)
+            #expect(request.retryCount == 1)
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            #expect(left.isEmpty, "nothing at the destination: \(left)")
+            #expect(!FileManager.default.fileExists(atPath: request.temporaryURL.path))
             await session.invalidate()
         }
     }
