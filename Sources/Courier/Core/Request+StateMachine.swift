@@ -71,6 +71,8 @@ extension Request {
         /// A cancel or the deadline came while the request was committing: it finishes as
         /// committed, and is never retried.
         private(set) var wasStoppedWhileCommitting = false
+        /// The finish waits for the serializers' retry decision (``awaitSerializerChecks()``).
+        private(set) var isAwaitingSerializerChecks = false
         /// When the request fails if still running, over all its attempts and retry delays, as a
         /// time on the session's clock; `nil` until armed.
         private(set) var deadline: Duration?
@@ -266,15 +268,16 @@ extension Request {
         private mutating func stopWhileCommitting() -> CancelAction {
             guard !hasFinished else { return .none }
             wasStoppedWhileCommitting = true
-            return attemptPhase == .deciding ? .finishCommitted : .none
+            return isAwaitingSerializerChecks && attemptPhase == .deciding ? .finishCommitted : .none
         }
 
         /// The last attempt succeeded, and the finish waits while the serializers' failures are
         /// offered to the retriers: as ``awaitRetryDecision()``, unless a cancel or the deadline
         /// came while a download committed its file (then it finishes at once, as committed).
         mutating func awaitSerializerChecks() -> Bool {
-            guard !wasStoppedWhileCommitting else { return false }
-            return awaitRetryDecision()
+            guard !wasStoppedWhileCommitting, awaitRetryDecision() else { return false }
+            isAwaitingSerializerChecks = true
+            return true
         }
 
         /// What to do when a retrier's decision (and delay) has run its course.
@@ -292,6 +295,7 @@ extension Request {
                 attemptPhase = .starting
                 // A download retried after its serializers failed is no longer committed.
                 isCommitting = false
+                isAwaitingSerializerChecks = false
                 headCheck = .none
                 // A hold was for the previous attempt's consumer; the next one starts unheld.
                 if isHeldBack {

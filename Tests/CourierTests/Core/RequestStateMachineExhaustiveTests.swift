@@ -11,7 +11,7 @@ import Testing
     enum Event: CaseIterable {
         case resume, suspend, cancel, expire, taskCreated, attemptCompleted, awaitRetryDecision, retry, finish
         case headCheckStarted, holdCompletion, headAccepted, headRejected, toggleHoldBack, beginCommitting
-        case armDeadline
+        case armDeadline, awaitSerializerChecks
     }
 
     /// What a history of events has produced so far, to check each step against.
@@ -64,16 +64,17 @@ import Testing
         case .cancel:
             let action = next.machine.cancel()
             if before.state == .cancelled || before.state == .finished { check(action == .none, "\(path)") }
-            if before.isCommitting { check(action == .none, "\(path): a committed request cannot be cancelled") }
+            Self.checkStopWhileCommitting(before, next.machine, action, path: path)
             if action == .cancelTaskAndFinish {
                 check(next.machine.state == .cancelled, "\(path)")
-                // The request finishes in the same lock, as `Request.cancel()` does.
-                if next.machine.finish() { next.finishes += 1 }
             }
+            // The request finishes in the same lock, as `Request.cancel()` does.
+            if action != .none, next.machine.finish() { next.finishes += 1 }
         case .expire:
             let action = next.machine.expire()
-            if before.hasFinished || before.isCommitting { check(action == .none, "\(path)") }
-            if action == .cancelTaskAndFinish, next.machine.finish() { next.finishes += 1 }
+            if before.hasFinished { check(action == .none, "\(path)") }
+            Self.checkStopWhileCommitting(before, next.machine, action, path: path)
+            if action != .none, next.machine.finish() { next.finishes += 1 }
         case .taskCreated:
             let action = next.machine.taskCreated()
             if before.attemptPhase != .starting || before.hasFinished { check(action == .cancel, "\(path)") }
@@ -93,6 +94,7 @@ import Testing
             if before.hasFinished || before.attemptPhase != .deciding { check(action == .none, "\(path)") }
             if action == .startAttempt {
                 check(next.machine.attemptPhase == .starting, "\(path)")
+                check(!next.machine.isCommitting, "\(path): a new attempt is not committed")
                 check(!isChecking(next.machine).checking && next.machine.headRejection == nil, "\(path): a new attempt")
                 check(!next.machine.isHeldBack, "\(path): the next attempt starts unheld")
             }
@@ -138,6 +140,10 @@ import Testing
         case .beginCommitting:
             let committed = next.machine.beginCommitting()
             check(committed == !before.hasFinished, "\(path)")
+        case .awaitSerializerChecks:
+            let waits = next.machine.awaitSerializerChecks()
+            if before.wasStoppedWhileCommitting { check(!waits, "\(path): a stop while committing rules out a retry") }
+            if waits { check(next.machine.attemptPhase == .deciding, "\(path)") }
         case .armDeadline:
             let armed = next.machine.armDeadline(at: .seconds(path.count))
             check(armed == (before.deadline == nil && !before.hasFinished), "\(path): armed once, while running")
@@ -165,6 +171,24 @@ import Testing
         return next
     }
 
+    /// A cancel or expiry of a committing request never cancels it: it finishes it as committed
+    /// when only the serializers' retry decision was pending, and otherwise waits.
+    static func checkStopWhileCommitting(
+        _ before: Machine,
+        _ after: Machine,
+        _ action: Machine.CancelAction,
+        path: [Event]
+    ) {
+        guard before.isCommitting, !before.hasFinished else {
+            check(action != .finishCommitted, "\(path): only a committing request finishes as committed")
+            return
+        }
+        check(action != .cancelTaskAndFinish, "\(path): a committed request cannot be cancelled")
+        check(after.wasStoppedWhileCommitting, "\(path): the stop is remembered")
+        let waitsForChecks = before.isAwaitingSerializerChecks && before.attemptPhase == .deciding
+        check((action == .finishCommitted) == waitsForChecks, "\(path)")
+    }
+
     /// Every sequence of up to `depth` events, depth first.
     static func walk(_ history: History, path: [Event], depth: Int, visited: inout Int) {
         guard depth > 0 else { return }
@@ -179,8 +203,8 @@ import Testing
     @Test func everyEventInEveryReachableStateKeepsTheRules() {
         var visited = 0
         Self.walk(History(), path: [], depth: 5, visited: &visited)
-        // 16 + 16² + … + 16⁵: every sequence was stepped through.
-        #expect(visited == 16 + 256 + 4_096 + 65_536 + 1_048_576)
+        // 17 + 17² + … + 17⁵: every sequence was stepped through.
+        #expect(visited == 17 + 289 + 4_913 + 83_521 + 1_419_857)
     }
 
     @Test func cancelAlwaysEndsARequestThatHasNotFinished() {
@@ -200,7 +224,7 @@ import Testing
                     let finishes = machine.finish()
                     #expect(finishes, "\([first, second]): the cancel's finish is the first")
                 } else {
-                    #expect(action == .none, "\([first, second])")
+                    #expect(action != .cancelTaskAndFinish, "\([first, second])")
                 }
             }
         }
