@@ -21,60 +21,43 @@ import Testing
         }
     }
 
+    /// A download whose only attempt succeeded and which has begun moving its file.
+    private func committedDownload() -> Machine {
+        var machine = Machine()
+        #expect(machine.resume() == .startFirstAttempt)
+        #expect(machine.taskCreated() == .resume)
+        #expect(machine.attemptCompleted() == .complete)
+        #expect(machine.beginCommitting() == true)
+        return machine
+    }
+
     /// A download that has begun moving its file: a stop cannot undo it, but ends the wait for
     /// the serializers' retry decision and rules out a retry.
     @Test(arguments: [true, false])
     func aStopWhileCommittingFinishesAsCommittedAndIsNeverRetried(duringTheDecision: Bool) {
-        var machine = Machine()
-        let step1 = machine.resume()
-        #expect(step1 == .startFirstAttempt)
-        let step2 = machine.taskCreated()
-        #expect(step2 == .resume)
-        let step3 = machine.attemptCompleted()
-        #expect(step3 == .complete)
-        let step4 = machine.beginCommitting()
-        #expect(step4)
+        var machine = committedDownload()
         if duringTheDecision {
-            let step5 = machine.awaitSerializerChecks()
-            #expect(step5)
-            let step6 = machine.cancel()
-            #expect(step6 == .finishCommitted)
-            let step7 = machine.finish()
-            #expect(step7)
+            #expect(machine.awaitSerializerChecks() == true)
+            #expect(machine.cancel() == .finishCommitted)
+            #expect(machine.finish() == true)
             #expect(machine.state == .finished, "a committed download is never reported cancelled")
-            let step8 = machine.retry()
-            #expect(step8 == .none)
+            #expect(machine.retry() == .none)
         } else {
             // During the move itself: nothing to end yet, but the checks are skipped.
-            let step9 = machine.expire()
-            #expect(step9 == .none)
-            let step10 = machine.cancel()
-            #expect(step10 == .none)
-            let step11 = machine.awaitSerializerChecks()
-            #expect(!step11)
-            let step12 = machine.finish()
-            #expect(step12)
+            #expect(machine.expire() == .none)
+            #expect(machine.cancel() == .none)
+            #expect(machine.awaitSerializerChecks() == false)
+            #expect(machine.finish() == true)
             #expect(machine.state == .finished)
         }
     }
 
     @Test func aRetryAfterTheSerializersEndsTheCommit() {
-        var machine = Machine()
-        let step13 = machine.resume()
-        #expect(step13 == .startFirstAttempt)
-        let step14 = machine.taskCreated()
-        #expect(step14 == .resume)
-        let step15 = machine.attemptCompleted()
-        #expect(step15 == .complete)
-        let step16 = machine.beginCommitting()
-        #expect(step16)
-        let step17 = machine.awaitSerializerChecks()
-        #expect(step17)
-        let step18 = machine.retry()
-        #expect(step18 == .startAttempt)
+        var machine = committedDownload()
+        #expect(machine.awaitSerializerChecks() == true)
+        #expect(machine.retry() == .startAttempt)
         #expect(!machine.isCommitting)
-        let step19 = machine.cancel()
-        #expect(step19 == .cancelTaskAndFinish, "the next attempt can be cancelled")
+        #expect(machine.cancel() == .cancelTaskAndFinish, "the next attempt can be cancelled")
     }
 
     @Test func firstResumeStartsTheFirstAttemptOnce() {
