@@ -295,9 +295,10 @@ import FoundationNetworking
                     group.addTask {
                         let monitor = TailMonitor()
                         let request = session.request("https://example.com/\(index)")
-                        // Added from another thread at a random moment of the request's life.
+                        // Added from another thread at a random moment of the request's life: after
+                        // a random number of turns of the task pool, which the request needs too.
                         let adding = Task.detached {
-                            try? await Task.sleep(for: .microseconds(Int.random(in: 0...400)))
+                            for _ in 0..<Int.random(in: 0...40) { await Task.yield() }
                             request.eventMonitor(monitor)
                         }
                         _ = await request.serializingData().result
