@@ -188,7 +188,7 @@ public class Request: @unchecked Sendable {
         return mutableState.withLock { $0.eventMonitor }
     }
     /// The session's monitors, when the request was made.
-    private let sessionEventMonitor: (any EventMonitor)?
+    let sessionEventMonitor: (any EventMonitor)?
     /// Posts the request's lifecycle notifications, unless its session turned them off.
     let notifications: CourierNotifications?
     /// This request's own interceptor, which runs before the session's: the one given when it was
@@ -434,55 +434,6 @@ public class Request: @unchecked Sendable {
         guard !added.isEmpty else { return own }
         guard let own else { return added.count == 1 ? added[0] : Interceptor(interceptors: added) }
         return Interceptor(interceptors: [own] + added)
-    }
-
-    /// Adds `interceptor` to this request's own, after those it has: it adapts the attempts
-    /// made from now on and joins the retry decisions, as Alamofire 5.11's modifier. Call it
-    /// before the request starts for it to adapt the first attempt.
-    @discardableResult
-    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
-        let retries = Session.retries(interceptor)
-        mutableState.withLock { state in
-            state.addedInterceptors.append(interceptor)
-            if retries { state.hasAddedRetrier = true }
-        }
-        return self
-    }
-
-    /// Adds `monitor`, told of this request's events after the session's monitors, as Alamofire
-    /// 5.11's `eventMonitor(_:)`: for logging or metrics that concern one request, not every
-    /// request of the session.
-    ///
-    /// The monitor hears the events that happen from now on, so add it before the request
-    /// starts to hear them all (``EventMonitor/requestDidCreate(_:)`` is the session's alone: it
-    /// has happened by then). It stays with the request for as long as the request exists, since
-    /// parse events can come after the request finishes: a monitor that keeps the request
-    /// keeps it alive.
-    @discardableResult
-    public func eventMonitor(_ monitor: any EventMonitor) -> Self {
-        let sessionMonitors =
-            (sessionEventMonitor as? CompositeEventMonitor)?.monitors
-            ?? sessionEventMonitor.map { [$0] } ?? []
-        mutableState.withLock { state in
-            state.addedEventMonitors.append(monitor)
-            state.eventMonitor = CompositeEventMonitor(monitors: sessionMonitors + state.addedEventMonitors)
-        }
-        // After the monitor is in place: a reader seeing the mark finds it under the lock.
-        mutableState.mark()
-        return self
-    }
-
-    /// Adds `adapter` to this request's own interceptors, as ``interceptor(_:)`` does.
-    @discardableResult
-    public func adapt(using adapter: any RequestAdapter) -> Self {
-        interceptor(Interceptor(adapters: [adapter]))
-    }
-
-    /// Adds `retrier` to this request's own interceptors, as ``interceptor(_:)`` does: it is
-    /// asked after the ones added before it.
-    @discardableResult
-    public func retry(using retrier: any RequestRetrier) -> Self {
-        interceptor(Interceptor(retriers: [retrier]))
     }
 
     /// Holds `work` (an adaptation or a retry decision) so that cancelling the request cancels it.
