@@ -18,7 +18,9 @@ import FoundationNetworking
 /// the disk falls behind, the transfer pauses rather than buffer). When the last byte is in and
 /// validation passes, the file is renamed to the ``Destination``: a failed, cancelled or
 /// truncated download never appears there. With a retrier, a response serializer's failure is
-/// offered to it once the file is in place, as Alamofire does; a retry removes that file first.
+/// offered to it once the file is in place, as Alamofire does: that file stays there if the
+/// retrier retries (the next move replaces it with `.removePreviousFile`), though the download
+/// no longer reports it.
 ///
 /// Interrupted downloads resume: ``cancel(producingResumeData:)`` (or a dropped connection)
 /// leaves ``resumeData`` (see ``DownloadResumeData``) for ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``,
@@ -454,8 +456,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// The file is in place: the serializers' failures go to the retriers, then the download
     /// finishes. It stays committed meanwhile: a cancel or the deadline finishes it as it is (a
-    /// file in place is never reported cancelled) and stops the retry. A retry removes the
-    /// rejected file and downloads the whole body again.
+    /// file in place is never reported cancelled) and stops the retry. A retry downloads the
+    /// whole body again; the rejected file stays where it was moved, as in Alamofire.
     private func finishDownloaded() {
         checkSerializersThenFinish(input: { [self] in outcome() })
     }
@@ -464,15 +466,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // Only a retry after the file was put in place (its serializers failed) finds a file URL.
         // That file is the rejected attempt's: the next one downloads the whole body afresh, and
         // until it is in place the download has no file (nor reads one as moved when it ends).
-        let rejected = transfer.withLock { transfer -> URL? in
-            defer { transfer.fileURL = nil }
-            if transfer.fileURL != nil { transfer.resumeOffset = 0 }
-            return transfer.fileURL
+        let hadFile = transfer.withLock { transfer -> Bool in
+            guard transfer.fileURL != nil else { return false }
+            transfer.fileURL = nil
+            transfer.resumeOffset = 0
+            return true
         }
-        // Removed from its destination: a download that fails from here leaves nothing there,
-        // and the next move finds the place free. (At the temporary URL, the next attempt
-        // truncates it instead, on the file queue.)
-        if let rejected, rejected != file.url { try? FileManager.default.removeItem(at: rejected) }
+        guard hadFile else { return }
+        // The temporary file starts empty again, before the next attempt's head can open it: a
+        // failure before that head must not read the rejected body as bytes to resume after. A
+        // file moved to a destination stays there, as in Alamofire (the next move replaces it
+        // with `.removePreviousFile`): another download may have put its own file there since.
+        file.queue.async { [file] in file.remove() }
     }
 
     /// On the file queue, once finished: a moved file is left alone; a partial one is kept with
@@ -481,6 +486,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         file.retire()
         let requestError = error
         let lastHead = requestHead
+        // A file in place and an error: a serializer's failure led to a retry, and the request
+        // ended (a cancel, say) before that retry let go of the rejected file. It is not this
+        // download's result, nor worth resuming.
+        let heldRejectedFile = transfer.withLock { transfer -> Bool in
+            guard requestError != nil, transfer.fileURL != nil else { return false }
+            transfer.fileURL = nil
+            return true
+        }
+        if heldRejectedFile {
+            file.remove()
+            return
+        }
         let keeps = transfer.withLock { transfer -> Bool in
             guard transfer.fileURL == nil, file.length > 0, let lastHead else { return false }
             // Worth resuming: the file holds the start of the body and the server takes ranges,
