@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Tracing
 
 #if canImport(FoundationNetworking)
@@ -28,6 +29,8 @@ public final class AsyncHTTPClientTransport: Transport {
     private let ownsClient: Bool
     private let isInvalidated = NIOLockedValueBox(false)
     private let steering: EventLoopSteering
+    /// What each session's trust settings need (see ``ServerTrustClients``).
+    private let trustClients: ServerTrustClients
 
     /// A transport over a process-wide client made with ``defaultConfiguration()`` (never shut
     /// down): what `Session()` runs on where `CourierNIO` is linked.
@@ -37,6 +40,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// refused connection at once, as URLSession does, for its retry policy to decide.
     public static let shared = AsyncHTTPClientTransport(
         client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: defaultConfiguration()),
+        configuration: defaultConfiguration(),
         ownsClient: false
     )
 
@@ -52,6 +56,7 @@ public final class AsyncHTTPClientTransport: Transport {
         configuration.redirectConfiguration = .disallow
         self.init(
             client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration),
+            configuration: configuration,
             ownsClient: true
         )
     }
@@ -61,14 +66,19 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Make the client with `redirectConfiguration: .disallow` (as ``defaultConfiguration()``
     /// does): a client that follows redirects itself does so before Courier sees the `Location`,
     /// so neither Courier's URL check nor its redirect rules and handler apply to its redirects.
+    ///
+    /// A session whose trust evaluator looks at certificates (pins) runs its `https` requests
+    /// on clients the transport makes on the same event loops with ``defaultConfiguration()``:
+    /// AsyncHTTPClient does not show a client's configuration.
     public convenience init(client: HTTPClient) {
-        self.init(client: client, ownsClient: false)
+        self.init(client: client, configuration: Self.defaultConfiguration(), ownsClient: false)
     }
 
-    private init(client: HTTPClient, ownsClient: Bool) {
+    private init(client: HTTPClient, configuration: HTTPClient.Configuration, ownsClient: Bool) {
         self.client = client
         self.ownsClient = ownsClient
         steering = EventLoopSteering(group: client.eventLoopGroup)
+        trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
     }
 
     deinit {
@@ -132,13 +142,33 @@ public final class AsyncHTTPClientTransport: Transport {
         body: RequestBody?,
         eventHandler: any TransportEventHandler
     ) -> any TransportTask {
-        AsyncHTTPClientTransportTask(
+        var client = self.client
+        var tlsConfiguration: TLSConfiguration?
+        if let policy = head?.serverTrustPolicy {
+            switch trustClients.settings(for: policy) {
+            case .success(let settings):
+                tlsConfiguration = settings.tlsConfiguration
+                if let own = settings.client { client = own }
+            case .failure(let error):
+                return AsyncHTTPClientTransportTask(
+                    client: client,
+                    head: head,
+                    body: body,
+                    eventHandler: eventHandler,
+                    isInvalidated: isInvalidated.withLockedValue { $0 },
+                    steering: steering,
+                    failure: error
+                )
+            }
+        }
+        return AsyncHTTPClientTransportTask(
             client: client,
             head: head,
             body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated.withLockedValue { $0 },
-            steering: steering
+            steering: steering,
+            tlsConfiguration: tlsConfiguration
         )
     }
 
@@ -147,6 +177,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// passed in) stays usable: other sessions may share it, and its owner shuts it down.
     public func invalidate() async {
         guard ownsClient else { return }
+        await trustClients.shutdown()
         let shouldShutDown = isInvalidated.withLockedValue { invalidated -> Bool in
             defer { invalidated = true }
             return !invalidated
@@ -163,6 +194,15 @@ public final class AsyncHTTPClientTransport: Transport {
             }
         }
         try? await client.shutdown()
+    }
+}
+
+@_spi(CourierTransport)
+extension AsyncHTTPClientTransport: ServerTrustEnforcing {
+    /// Revocation: BoringSSL, under SwiftNIO's TLS, fetches no CRL and asks no OCSP responder.
+    public func cannotEnforce(_ policy: ServerTrustPolicy) -> String? {
+        guard policy.handshakeChecks.checksRevocation else { return nil }
+        return "AsyncHTTPClient's TLS (BoringSSL through SwiftNIO) cannot check revocation (no CRL or OCSP)"
     }
 }
 

@@ -73,6 +73,11 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private let eventHandler: any TransportEventHandler
     private let state = NIOLockedValueBox(State())
     private let failsImmediately: Bool
+    /// Why the attempt fails as soon as it starts, before connecting: trust settings the
+    /// transport could not read.
+    private let failure: CourierError?
+    /// The session's trust settings for this host, when it has any (see `ServerTrustClients`).
+    private let tlsConfiguration: TLSConfiguration?
     /// The request's `timeoutInterval`: the longest the attempt may go without sending or
     /// receiving a byte, as URLSession reads it (and a read timeout in a client passed in applies too).
     private let idleTimeout: TimeAmount?
@@ -83,9 +88,13 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         body: RequestBody?,
         eventHandler: any TransportEventHandler,
         isInvalidated: Bool,
-        steering: EventLoopSteering
+        steering: EventLoopSteering,
+        tlsConfiguration: TLSConfiguration? = nil,
+        failure: CourierError? = nil
     ) {
         self.client = client
+        self.tlsConfiguration = tlsConfiguration
+        self.failure = failure
         self.steering = steering
         self.head = head
         if let body {
@@ -201,6 +210,10 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: HTTPClientError.invalidURL]))
             return
         }
+        if let failure {
+            completeSoon(with: Self.carrying(failure, as: .serverCertificateUntrusted))
+            return
+        }
         // Checked here too, not only by the session: SwiftNIO traps on a port above 65535, and a
         // transport may be driven without a session.
         if !head.isURLChecked, let problem = URLValidation.problem(with: head.url) {
@@ -209,7 +222,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
         let request: HTTPClient.Request
         do {
-            request = try Self.makeRequest(from: head, body: body, eventLoopGroup: client.eventLoopGroup)
+            request = try Self.makeRequest(
+                from: head,
+                body: body,
+                eventLoopGroup: client.eventLoopGroup,
+                tlsConfiguration: tlsConfiguration
+            )
         } catch {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
@@ -240,7 +258,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         // AsyncHTTPClient fails some tasks without telling the delegate (a request it cannot
         // build, a client shut down): without this the attempt never ends. `complete(with:)` runs
         // once, so a failure the delegate did report wins.
-        task.futureResult.whenFailure { [self] error in complete(with: Self.urlError(for: error)) }
+        task.futureResult.whenFailure { [self] error in
+            complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
+        }
         let cancelledMeanwhile = state.withLockedValue { state -> Bool in
             guard case .running = state.phase, !state.isCancelling else { return true }
             state.phase = .running(task)
@@ -315,7 +335,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     static func makeRequest(
         from head: RequestHead,
         body: RequestBody?,
-        eventLoopGroup: any EventLoopGroup
+        eventLoopGroup: any EventLoopGroup,
+        tlsConfiguration: TLSConfiguration? = nil
     ) throws -> HTTPClient.Request {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(head.headers.count)
@@ -340,7 +361,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             url: head.url,
             method: NIOHTTP1.HTTPMethod(rawValue: head.method.rawValue),
             headers: headers,
-            body: clientBody
+            body: clientBody,
+            tlsConfiguration: tlsConfiguration
         )
     }
 
@@ -378,7 +400,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
 
         func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-            owner.complete(with: AsyncHTTPClientTransportTask.urlError(for: error))
+            owner.complete(with: AsyncHTTPClientTransportTask.urlError(for: error, trustPolicy: owner.head?.serverTrustPolicy))
         }
 
         func didFinishRequest(task: HTTPClient.Task<Void>) throws {
@@ -495,6 +517,38 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             networkProtocolName: snapshot.networkProtocolName
         )
         eventHandler.transportTask(self, didCompleteWith: error, metrics: metrics)
+    }
+
+    /// `urlError(for:)`, except that under a session's trust settings a refused certificate (or
+    /// client certificate) is the ``CourierError`` saying so.
+    static func urlError(for error: any Error, trustPolicy: ServerTrustPolicy?) -> URLError {
+        if let error = error as? CourierError { return carrying(error, as: .serverCertificateUntrusted) }
+        guard let policy = trustPolicy else { return urlError(for: error) }
+        let text = "\(error)"
+        if text.contains("ALERT_CERTIFICATE_REQUIRED") || text.contains("ALERT_BAD_CERTIFICATE")
+            || text.contains("ALERT_UNKNOWN_CA") || text.contains("ALERT_CERTIFICATE_UNKNOWN")
+        {
+            let problem =
+                policy.clientCertificate == nil
+                ? "the server requires a client certificate, and the session has none (Session.Configuration.clientCertificate)"
+                : "the server does not accept the session's client certificate"
+            return carrying(
+                .serverTrustEvaluationFailed(reason: .clientCertificateRefused(host: policy.host, problem: problem)),
+                as: .clientCertificateRejected
+            )
+        }
+        let problem: String
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            problem = "it names another host"
+        } else if let error = error as? NIOSSLError, isCertificateRejection(error) {
+            problem = "its chain does not lead to a root the session trusts, or a certificate in it is out of its dates"
+        } else {
+            return urlError(for: error)
+        }
+        return carrying(
+            .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),
+            as: .serverCertificateUntrusted
+        )
     }
 
     /// AsyncHTTPClient's and SwiftNIO's errors as the `URLError` URLSession reports for the same failure.

@@ -37,8 +37,15 @@ public struct CourierError: Error, Sendable {
         public static let responseValidationFailed = Kind("responseValidationFailed")
         /// The response body could not be turned into the requested value.
         public static let responseSerializationFailed = Kind("responseSerializationFailed")
-        /// The server's TLS certificate was not trusted.
+        /// The server was not trusted under the session's trust settings: a pin that did not
+        /// match, a host no evaluator covers, a setting the transport cannot apply.
+        /// ``serverTrustFailureReason`` says which. (A certificate the system's default checks
+        /// refuse is a ``transportFailed`` with `URLError(.serverCertificateUntrusted)`, as in
+        /// URLSession, unless the session has trust settings.)
         public static let serverTrustEvaluationFailed = Kind("serverTrustEvaluationFailed")
+        /// A certificate or private key given to Courier could not be read: not PEM or DER, or
+        /// not a certificate. The description never quotes a key.
+        public static let invalidCertificate = Kind("invalidCertificate")
         /// The session was invalidated before or while the request ran.
         public static let sessionInvalidated = Kind("sessionInvalidated")
         /// The request was cancelled by the caller (or its Swift task was).
@@ -87,6 +94,40 @@ public struct CourierError: Error, Sendable {
         /// servers ignore or reject it, and URLSession on Apple platforms fails it. Send the
         /// parameters in the query (`URLEncoding.queryString`), or use another method.
         case bodyDataInGETRequest(Data)
+    }
+
+    /// Why the session's trust settings refused a server.
+    public enum ServerTrustFailureReason: Sendable {
+        /// The ``ServerTrustManager`` has no evaluator for the host, and every host must be evaluated.
+        case noRequiredEvaluator(host: String)
+        /// No certificate the server showed is pinned; `seen` holds their public-key pins
+        /// (``TLSCertificate/publicKeyPin``), to compare with yours.
+        case certificatePinningFailed(host: String, seen: [String])
+        /// No certificate the server showed has a pinned public key; `seen` holds the pins of
+        /// the keys it showed.
+        case publicKeyPinningFailed(host: String, seen: [String])
+        /// The handshake refused the server's certificate under the session's trust settings;
+        /// `problem` is the TLS stack's word for why (expired, another host's, an unknown root).
+        case certificateRejected(host: String, problem: String)
+        /// The server refused the handshake over the client certificate: none was given, or it
+        /// does not trust the one that was.
+        case clientCertificateRefused(host: String, problem: String)
+        /// The trust settings cannot be applied to this request (`reason` says why): the request
+        /// failed before connecting rather than skip them.
+        case unsupported(host: String, reason: String)
+        /// A custom evaluator threw `error`.
+        case customEvaluationFailed(host: String, error: any Error)
+
+        /// The host the reason is about.
+        public var host: String {
+            switch self {
+            case .noRequiredEvaluator(let host), .certificatePinningFailed(let host, _),
+                .publicKeyPinningFailed(let host, _), .certificateRejected(let host, _),
+                .clientCertificateRefused(let host, _), .unsupported(let host, _),
+                .customEvaluationFailed(let host, _):
+                return host
+            }
+        }
     }
 
     /// Why a redirect failed the request.
@@ -146,6 +187,8 @@ public struct CourierError: Error, Sendable {
         case move(error: any Error, source: URL, destination: URL)
         case redirect(RedirectFailureReason)
         case authentication(scheme: String)
+        case trust(ServerTrustFailureReason)
+        case certificate(reason: String)
         case urlRequest(URLRequestValidationFailureReason)
         case underlying((any Error)?)
     }
@@ -223,6 +266,16 @@ public struct CourierError: Error, Sendable {
     /// The server's certificate was not trusted; `error` says why.
     public static func serverTrustEvaluationFailed(_ error: (any Error)?) -> CourierError {
         CourierError(.serverTrustEvaluationFailed, .underlying(error))
+    }
+
+    /// The session's trust settings refused the server, for `reason`.
+    public static func serverTrustEvaluationFailed(reason: ServerTrustFailureReason) -> CourierError {
+        CourierError(.serverTrustEvaluationFailed, .trust(reason))
+    }
+
+    /// A certificate or key could not be read, for `reason` (which quotes none of it).
+    public static func invalidCertificate(reason: String) -> CourierError {
+        CourierError(.invalidCertificate, .certificate(reason: reason))
     }
 
     /// The session was invalidated, with `error` if it was invalidated by one.
@@ -348,6 +401,12 @@ public struct CourierError: Error, Sendable {
         return nil
     }
 
+    /// Why the session's trust settings refused the server, for ``Kind/serverTrustEvaluationFailed``.
+    public var serverTrustFailureReason: ServerTrustFailureReason? {
+        if case .trust(let reason) = detail { return reason }
+        return nil
+    }
+
     /// Why a redirect failed the request, for ``Kind/redirectFailed``.
     public var redirectFailureReason: RedirectFailureReason? {
         if case .redirect(let reason) = detail { return reason }
@@ -380,7 +439,9 @@ public struct CourierError: Error, Sendable {
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)
-        case .redirect, .authentication, .urlRequest: return nil
+        case .redirect, .authentication, .urlRequest, .certificate: return nil
+        case .trust(.customEvaluationFailed(_, let error)): return error
+        case .trust: return nil
         case .underlying(let error): return error
         case .retry(let retryError, _): return retryError
         case .move(let error, _, _): return error
@@ -458,6 +519,10 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .redirect(.insecureRedirect(let url)):
             return "The server redirected from https to plain http (\"\(url)\"); allow it with "
                 + "Session.Configuration.allowsInsecureRedirects if you must."
+        case .trust(let reason):
+            return Self.describe(reason)
+        case .certificate(let reason):
+            return "The certificate or key could not be read: \(reason)."
         case .underlying(let error):
             let cause = error.map { ": \($0.localizedDescription)" } ?? "."
             switch kind {
@@ -479,6 +544,26 @@ extension CourierError: LocalizedError, CustomStringConvertible {
     /// ``kind`` and the description.
     public var description: String {
         "CourierError.\(kind): \(errorDescription ?? "")"
+    }
+
+    private static func describe(_ reason: ServerTrustFailureReason) -> String {
+        switch reason {
+        case .noRequiredEvaluator(let host):
+            return "The server trust manager has no evaluator for \(host), and every host must be evaluated; "
+                + "add one for it, or create the manager with allHostsMustBeEvaluated: false."
+        case .certificatePinningFailed(let host, let seen):
+            return "\(host) showed no pinned certificate; it showed keys \(seen.joined(separator: ", "))."
+        case .publicKeyPinningFailed(let host, let seen):
+            return "\(host) showed no pinned public key; it showed \(seen.joined(separator: ", "))."
+        case .certificateRejected(let host, let problem):
+            return "The certificate of \(host) is not trusted under the session's trust settings: \(problem)."
+        case .clientCertificateRefused(let host, let problem):
+            return "\(host) refused the TLS handshake over the client certificate: \(problem)."
+        case .unsupported(let host, let reason):
+            return "The trust settings for \(host) cannot be applied: \(reason); the request was not sent."
+        case .customEvaluationFailed(let host, let error):
+            return "The trust evaluator refused \(host): \(error.localizedDescription)"
+        }
     }
 
     private static func describe(_ reason: ValidationFailureReason) -> String {

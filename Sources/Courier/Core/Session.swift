@@ -100,6 +100,18 @@ public final class Session: RequestDelegate, Sendable {
         /// configuration had a `URLCache` finds that transport's ``URLSessionTransport/httpCache``
         /// here when it set none.
         public var httpCache: HTTPCache?
+        /// Chooses how each `https` host's server is checked (pins, a CA of your own, no check
+        /// in development); `nil` (the default): the system's checks for every host. See
+        /// ``ServerTrustManager``. A request whose host it refuses, or whose evaluator the
+        /// transport cannot apply, fails before connecting with
+        /// ``CourierError/Kind/serverTrustEvaluationFailed``.
+        public var serverTrustManager: ServerTrustManager?
+        /// The certificate authorities `https` servers must chain to: the system's (the default),
+        /// the system's and yours (`.systemAnd([ca])`), or only yours (`.only([ca])`).
+        public var trustRoots: TrustRoots = .system
+        /// The certificate (and key) shown to a server that asks the client for one (mutual
+        /// TLS); `nil` (the default) shows none.
+        public var clientCertificate: ClientCertificate?
 
         /// The defaults.
         public init() {}
@@ -184,6 +196,8 @@ public final class Session: RequestDelegate, Sendable {
     ///     request's responses, unless the request has its own (``Request/cacheResponse(using:)``).
     ///     `nil` stores what the cache's rules allow.
     ///   - eventMonitors: Told of every request's events.
+    ///   - serverTrustManager: Chooses how each `https` host's server is checked, as
+    ///     ``Configuration/serverTrustManager`` (which it replaces when given).
     ///   - clock: Times retry delays and ``Configuration/requestDeadline``. In tests, a clock you
     ///     advance by hand (such as `CourierTesting`'s `ManualClock`) runs retries and deadlines
     ///     without waiting for them. Transport timeouts keep real time.
@@ -197,10 +211,24 @@ public final class Session: RequestDelegate, Sendable {
         redirectHandler: (any RedirectHandler)? = nil,
         cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
+        serverTrustManager: ServerTrustManager? = nil,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         let transport = transport ?? DefaultTransport.make()
         var configuration = configuration
+        if let serverTrustManager { configuration.serverTrustManager = serverTrustManager }
+        let trustedTransport: any Transport =
+            ServerTrustTransport.isNeeded(
+                manager: configuration.serverTrustManager,
+                trustRoots: configuration.trustRoots,
+                clientCertificate: configuration.clientCertificate
+            )
+            ? ServerTrustTransport(
+                base: transport,
+                manager: configuration.serverTrustManager,
+                trustRoots: configuration.trustRoots,
+                clientCertificate: configuration.clientCertificate
+            ) : transport
         // A URLSession transport's cache in place of its URLCache, unless the session has one.
         let urlSessionTransport = transport as? URLSessionTransport
         if configuration.httpCache == nil { configuration.httpCache = urlSessionTransport?.httpCache }
@@ -213,12 +241,12 @@ public final class Session: RequestDelegate, Sendable {
         exchangeTransport =
             configuration.httpCache.map {
                 CachingTransport(
-                    base: transport,
+                    base: trustedTransport,
                     cache: $0,
                     defaultMode: $0 === urlSessionTransport?.httpCache ? urlSessionTransport?.defaultCacheMode : nil,
                     cookies: configuration.cookieStorage
                 )
-            } ?? transport
+            } ?? trustedTransport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         // Outside the composite: it would hop to a queue for every event of every request,

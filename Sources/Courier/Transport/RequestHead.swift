@@ -35,6 +35,11 @@ public struct RequestHead: Sendable {
     /// transport need not check it again: about 4,000 instructions a request on Linux. Cleared
     /// when the URL changes.
     @_spi(CourierTransport) public internal(set) var isURLChecked = false
+    /// How the transport must check the server, for an `https` request of a session with trust
+    /// settings (``Session/Configuration/serverTrustManager``, ``Session/Configuration/trustRoots``,
+    /// ``Session/Configuration/clientCertificate``); `nil` for the system's default checks. Only
+    /// a ``ServerTrustEnforcing`` transport is handed one.
+    @_spi(CourierTransport) public internal(set) var serverTrustPolicy: ServerTrustPolicy?
     /// How the request uses Courier's ``HTTPCache``, when the session has one
     /// (``Request/cache(_:)``); a `URLRequest`'s own `cachePolicy` counts when this is `default`.
     var cacheMode = RequestCacheMode.default

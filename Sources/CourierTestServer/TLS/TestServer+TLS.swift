@@ -15,6 +15,10 @@ extension TestServer {
         /// Whether ALPN offers `h2` before `http/1.1`; when `false`, only `http/1.1` is offered, so a
         /// test can force HTTP/1.1 over TLS from the server's side.
         public var offersHTTP2: Bool
+        /// The CA certificates (PEM) a client's certificate must chain to, when the server
+        /// requires one (mutual TLS); `nil` asks for none. A client without an acceptable
+        /// certificate fails the handshake.
+        public var requiredClientCertificateIssuers: String?
 
         /// A TLS setting with your own certificate chain and key.
         ///
@@ -22,10 +26,18 @@ extension TestServer {
         ///   - certificateChain: The certificates to present, PEM-encoded, leaf first.
         ///   - privateKey: The leaf certificate's private key, PEM-encoded.
         ///   - offersHTTP2: Whether to offer `h2` besides `http/1.1`.
-        public init(certificateChain: String, privateKey: String, offersHTTP2: Bool = true) {
+        ///   - requiredClientCertificateIssuers: The CA certificates (PEM) a client certificate
+        ///     must chain to, to require one; `nil` (the default) requires none.
+        public init(
+            certificateChain: String,
+            privateKey: String,
+            offersHTTP2: Bool = true,
+            requiredClientCertificateIssuers: String? = nil
+        ) {
             self.certificateChain = certificateChain
             self.privateKey = privateKey
             self.offersHTTP2 = offersHTTP2
+            self.requiredClientCertificateIssuers = requiredClientCertificateIssuers
         }
 
         /// The built-in ``TestCertificate`` for `127.0.0.1` and `localhost`, offering `h2` and `http/1.1`.
@@ -47,6 +59,10 @@ extension TestServer {
                 privateKey: .privateKey(key)
             )
             configuration.applicationProtocols = applicationProtocols
+            if let issuers = requiredClientCertificateIssuers {
+                configuration.certificateVerification = .noHostnameVerification
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(issuers.utf8)))
+            }
             return try NIOSSLContext(configuration: configuration)
         }
     }

@@ -1,0 +1,57 @@
+/// Everything a transport needs to connect to one host as a session's trust settings say: the
+/// handshake's checks and roots, the client certificate, and the evaluator to run once the
+/// handshake is done. What ``RequestHead/serverTrustPolicy`` carries to a transport
+/// (``ServerTrustEnforcing``).
+///
+/// A session makes one per host it sends `https` requests to and keeps it, so that two
+/// requests with the same policy object trust alike: a transport may pool their connections
+/// together, and must not pool them with others'.
+@_spi(CourierTransport)
+public final class ServerTrustPolicy: Sendable {
+    /// The host the policy is for.
+    public let host: String
+    /// The evaluator to run after the handshake, if ``ServerTrustEvaluating/evaluatesCertificates``.
+    public let evaluator: (any ServerTrustEvaluating)?
+    /// What the handshake checks.
+    public let handshakeChecks: HandshakeChecks
+    /// The roots the session trusts.
+    public let trustRoots: TrustRoots
+    /// The certificate to show a server that asks for one.
+    public let clientCertificate: ClientCertificate?
+
+    init(
+        host: String,
+        evaluator: (any ServerTrustEvaluating)?,
+        trustRoots: TrustRoots,
+        clientCertificate: ClientCertificate?
+    ) {
+        self.host = host
+        self.evaluator = evaluator?.evaluatesCertificates == true ? evaluator : nil
+        self.handshakeChecks = evaluator?.handshakeChecks ?? .standard
+        self.trustRoots = trustRoots
+        self.clientCertificate = clientCertificate
+    }
+
+    /// Runs the evaluator on `certificates`; a refusal comes back as the ``CourierError`` to report.
+    public func evaluate(_ certificates: [TLSCertificate]) -> CourierError? {
+        guard let evaluator else { return nil }
+        do {
+            try evaluator.evaluate(ServerTrust(host: host, certificates: certificates))
+            return nil
+        } catch let error as CourierError {
+            return error
+        } catch {
+            return .serverTrustEvaluationFailed(reason: .customEvaluationFailed(host: host, error: error))
+        }
+    }
+}
+
+/// A transport that applies a ``ServerTrustPolicy`` to the heads that carry one
+/// (``RequestHead/serverTrustPolicy``). A session hands a policy only to a transport that
+/// conforms; to any other, a request that needs one fails at once, so that no trust setting is
+/// ever skipped.
+@_spi(CourierTransport)
+public protocol ServerTrustEnforcing: Transport {
+    /// Why the transport cannot apply `policy`, or `nil` when it can.
+    func cannotEnforce(_ policy: ServerTrustPolicy) -> String?
+}

@@ -1,0 +1,310 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Server trust settings (``ServerTrustManager``, trust roots, client certificates) against the
+/// test server in TLS mode, with certificates made for each test. Over AsyncHTTPClient every
+/// setting applies; over URLSession on Linux (FoundationNetworking has no trust API) every
+/// request with one fails before connecting, and never goes out unchecked.
+@Suite struct ServerTrustTests {
+    /// A CA, a server certificate from it for 127.0.0.1, and a server presenting it.
+    private struct Fixture {
+        let authority: TestCertificateAuthority
+        let root: TLSCertificate
+        let server: TestCertificateAuthority.Issued
+        let serverCertificate: TLSCertificate
+
+        init(authority: TestCertificateAuthority? = nil, validity: ClosedRange<Date>? = nil, names: [String] = ["localhost"], ipAddresses: [String] = ["127.0.0.1"]) throws {
+            let authority = try authority ?? TestCertificateAuthority()
+            self.authority = authority
+            root = try TLSCertificate(pemEncoded: authority.certificatePEM)
+            server = try authority.issue(names: names, ipAddresses: ipAddresses, validity: validity)
+            serverCertificate = try TLSCertificate(pemEncoded: server.certificatePEM)
+        }
+
+        func tls(requiringClientCertificatesFrom issuers: String? = nil) -> TestServer.TLS {
+            TestServer.TLS(
+                certificateChain: server.chainPEM,
+                privateKey: server.privateKeyPEM,
+                requiredClientCertificateIssuers: issuers
+            )
+        }
+    }
+
+    /// Runs `body` with a TLS server presenting `tls`.
+    private static func withServer(
+        _ tls: TestServer.TLS,
+        _ body: (TestServer) async throws -> Void
+    ) async throws {
+        try await TestServer.withRunningServer(configuration: TestServer.Configuration { $0.tls = tls }, body)
+    }
+
+    /// Expects `request` to fail with a trust failure for 127.0.0.1 before the server saw it;
+    /// returns the reason. Over URLSession on Linux the reason is always `.unsupported`.
+    private static func trustFailure(
+        of request: DataRequest,
+        server: TestServer,
+        requestsBefore: Int = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CourierError.ServerTrustFailureReason? {
+        let error = try #require(await failure(of: request), sourceLocation: sourceLocation)
+        #expect(error.kind == .serverTrustEvaluationFailed, "\(error)", sourceLocation: sourceLocation)
+        await #expect(throws: TestServerError.timedOut, "no request got through", sourceLocation: sourceLocation) {
+            try await server.waitForRequests(requestsBefore + 1, timeout: .milliseconds(100))
+        }
+        return error.serverTrustFailureReason
+    }
+
+    /// Whether `reason` is URLSession on Linux saying it cannot apply the settings.
+    private static func isUnsupportedOverFoundationNetworking(
+        _ reason: CourierError.ServerTrustFailureReason?,
+        _ transport: TransportKind
+    ) -> Bool {
+        guard transport == .urlSession, TransportKind.urlSessionIsFoundationNetworking else { return false }
+        guard case .unsupported(let host, let text) = reason else {
+            Issue.record("expected .unsupported, got \(String(describing: reason))")
+            return true
+        }
+        #expect(host == "127.0.0.1")
+        #expect(text.contains("FoundationNetworking"))
+        return true
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aServerChainingToACustomRootIsTrustedAndOthersAreNot(transport: TransportKind) async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let session = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
+            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
+                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
+            } else {
+                let response = await session.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "\(String(describing: response.error))")
+                #expect(response.metrics?.networkProtocolName == "h2")
+            }
+            // Another CA's roots only: the same server is refused, with the reason.
+            let other = try TLSCertificate(pemEncoded: TestCertificateAuthority(name: "Other CA").certificatePEM)
+            let strict = transport.makeSession { $0.trustRoots = .systemAnd([other]) }
+            let isFoundationNetworking = TransportKind.urlSessionIsFoundationNetworking && transport == .urlSession
+            let reason = try await Self.trustFailure(
+                of: strict.request(server.url("/get")),
+                server: server,
+                requestsBefore: isFoundationNetworking ? 0 : 1
+            )
+            if !Self.isUnsupportedOverFoundationNetworking(reason, transport) {
+                guard case .certificateRejected(let host, let problem) = reason else {
+                    Issue.record("got \(String(describing: reason))")
+                    return
+                }
+                #expect(host == "127.0.0.1")
+                #expect(problem.contains("trusts"))
+            }
+            await session.invalidate()
+            await strict.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func expiredAndOtherHostsCertificatesAreRefused(transport: TransportKind) async throws {
+        let authority = try TestCertificateAuthority()
+        let now = Date()
+        let expired = try Fixture(authority: authority, validity: (now - 20 * 86_400)...(now - 10 * 86_400))
+        let otherHost = try Fixture(authority: authority, names: ["other.example"], ipAddresses: [])
+        for (fixture, expectation) in [(expired, "dates"), (otherHost, "another host")] {
+            try await Self.withServer(fixture.tls()) { server in
+                let session = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
+                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+                if !Self.isUnsupportedOverFoundationNetworking(reason, transport) {
+                    guard case .certificateRejected(_, let problem) = reason else {
+                        Issue.record("got \(String(describing: reason))")
+                        return
+                    }
+                    #expect(problem.contains(expectation), "\(problem)")
+                }
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aPinnedPublicKeyLetsTheServerThroughOverHTTP2AndAnotherDoesNot(transport: TransportKind) async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let pinned = transport.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PublicKeysTrustEvaluator(pins: [fixture.serverCertificate.publicKeyPin])
+                ])
+            }
+            let wrongPin = transport.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PublicKeysTrustEvaluator(keysOf: [fixture.root])
+                ])
+            }
+            let refused = try await Self.trustFailure(of: wrongPin.request(server.url("/get")), server: server)
+            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
+                guard case .publicKeyPinningFailed(let host, let seen) = refused else {
+                    Issue.record("got \(String(describing: refused))")
+                    return
+                }
+                #expect(host == "127.0.0.1")
+                #expect(seen == [fixture.serverCertificate.publicKeyPin])
+                let response = await pinned.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "\(String(describing: response.error))")
+                #expect(response.metrics?.networkProtocolName == "h2")
+            }
+            await pinned.invalidate()
+            await wrongPin.invalidate()
+        }
+    }
+
+    /// A pinned CA certificate with self-signed certificates accepted is the only root the
+    /// server may chain to, through the intermediate it sends. (An intermediate cannot be the
+    /// anchor over AsyncHTTPClient: BoringSSL wants a self-signed one, and SwiftNIO does not
+    /// expose its partial-chain flag.)
+    @Test(arguments: TransportKind.allCases)
+    func aPinnedCAWithSelfSignedAcceptedIsTheOnlyRoot(transport: TransportKind) async throws {
+        let root = try TestCertificateAuthority()
+        let intermediate = try root.intermediate()
+        let fixture = try Fixture(authority: intermediate)
+        let rootCertificate = try TLSCertificate(pemEncoded: root.certificatePEM)
+        let otherRoot = try TLSCertificate(pemEncoded: TestCertificateAuthority().certificatePEM)
+        try await Self.withServer(fixture.tls()) { server in
+            let session = transport.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PinnedCertificatesTrustEvaluator(
+                        certificates: [rootCertificate],
+                        acceptSelfSignedCertificates: true
+                    )
+                ])
+            }
+            // The session's own roots do not count beside the pinned ones.
+            let pinnedElsewhere = transport.makeSession {
+                $0.trustRoots = .systemAnd([rootCertificate])
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PinnedCertificatesTrustEvaluator(
+                        certificates: [otherRoot],
+                        acceptSelfSignedCertificates: true
+                    )
+                ])
+            }
+            let refused = try await Self.trustFailure(of: pinnedElsewhere.request(server.url("/get")), server: server)
+            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
+                guard case .certificateRejected = refused else {
+                    Issue.record("got \(String(describing: refused))")
+                    return
+                }
+            }
+            await pinnedElsewhere.invalidate()
+            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
+                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
+            } else {
+                let response = await session.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "\(String(describing: response.error))")
+            }
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anUnlistedHostFailsWhenAllHostsMustBeEvaluated(transport: TransportKind) async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let session = transport.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["*.example.org": DefaultTrustEvaluator()])
+            }
+            let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+            guard case .noRequiredEvaluator(let host) = reason else {
+                Issue.record("got \(String(describing: reason))")
+                return
+            }
+            #expect(host == "127.0.0.1")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func mutualTLSSendsTheClientCertificateAndFailsClearlyWithoutOne(transport: TransportKind) async throws {
+        let fixture = try Fixture()
+        let client = try fixture.authority.issueClientCertificate()
+        let identity = try ClientCertificate(
+            certificateChain: TLSCertificate.certificates(pemEncoded: client.chainPEM),
+            privateKey: TLSPrivateKey(pemEncoded: client.privateKeyPEM)
+        )
+        try await Self.withServer(fixture.tls(requiringClientCertificatesFrom: fixture.authority.certificatePEM)) {
+            server in
+            let withCertificate = transport.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.clientCertificate = identity
+            }
+            let without = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
+            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
+                let reason = try await Self.trustFailure(of: withCertificate.request(server.url("/get")), server: server)
+                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
+            } else {
+                let response = await withCertificate.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "\(String(describing: response.error))")
+                // Under TLS 1.3 the server refuses the client after the client's side of the
+                // handshake is done: the alert can reach AsyncHTTPClient as the connection closing.
+                let error = try #require(await failure(of: without.request(server.url("/get"))))
+                if case .clientCertificateRefused(let host, let problem) = error.serverTrustFailureReason {
+                    #expect(host == "127.0.0.1")
+                    #expect(problem.contains("has none"))
+                } else {
+                    #expect(error.urlError?.code == .networkConnectionLost, "\(error)")
+                }
+            }
+            await withCertificate.invalidate()
+            await without.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func disabledEvaluationTrustsAnyServerAndRevocationFailsWhereItCannotBeChecked(
+        transport: TransportKind
+    ) async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let disabled = transport.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": DisabledTrustEvaluator()])
+            }
+            let revocation = transport.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": RevocationTrustEvaluator()])
+            }
+            let reason = try await Self.trustFailure(of: revocation.request(server.url("/get")), server: server)
+            if !Self.isUnsupportedOverFoundationNetworking(reason, transport) {
+                guard case .unsupported(_, let text) = reason else {
+                    Issue.record("got \(String(describing: reason))")
+                    return
+                }
+                #expect(text.contains("revocation"))
+                let response = await disabled.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "\(String(describing: response.error))")
+            }
+            await disabled.invalidate()
+            await revocation.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func plainHTTPIsNotEvaluated(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: [:])
+            }
+            let response = await session.request(server.url("/get")).validate().serializingData().response
+            #expect(response.error == nil, "\(String(describing: response.error))")
+            await session.invalidate()
+        }
+    }
+}
