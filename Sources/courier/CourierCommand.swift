@@ -145,6 +145,31 @@ struct CourierCommand: AsyncParsableCommand {
     @Flag(help: "Print the request that would be sent, without sending it.")
     var offline = false
 
+    @Option(
+        help: ArgumentHelp("Trust only the CA certificates in FILE (PEM or DER), as curl's --cacert.", valueName: "file")
+    )
+    var cacert: String?
+
+    @Option(help: ArgumentHelp("Show the client certificate in FILE (PEM or DER) to servers that ask.", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("The private key of --cert, if not in its file.", valueName: "file"))
+    var key: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Trust the server only if its key has one of these pins (sha256//BASE64;sha256//BASE64).",
+            valueName: "pins"
+        )
+    )
+    var pinnedpubkey: String?
+
+    @Flag(
+        name: [.customLong("insecure"), .customShort("k")],
+        help: "Do not check the server's certificate (development only: anyone on the path can read and change the exchange)."
+    )
+    var insecure = false
+
     mutating func validate() throws {
         guard !arguments.isEmpty else { throw ValidationError("a URL is required") }
         guard !(form && json) else { throw ValidationError("--form and --json cannot be combined") }
@@ -160,6 +185,7 @@ struct CourierCommand: AsyncParsableCommand {
             throw ValidationError("--continue needs --download and --output FILE")
         }
         if output != nil, !download { throw ValidationError("--output needs --download") }
+        if key != nil, cert == nil { throw ValidationError("--key needs --cert") }
         _ = try makeOptions(
             terminal: Terminal(
                 stdoutIsTerminal: false,
@@ -172,6 +198,7 @@ struct CourierCommand: AsyncParsableCommand {
 
     /// The plain-value options for ``Exchange``, checked; a problem is a usage error.
     func makeOptions(terminal: Terminal) throws -> ClientOptions {
+        var options: ClientOptions
         do {
             let plan = try RequestPlan.make(
                 arguments: arguments,
@@ -195,7 +222,7 @@ struct CourierCommand: AsyncParsableCommand {
                 let asked = printLetters != nil || verbose || headersOnly
                 selection = asked ? selection.subtracting(.responseBody) : []
             }
-            return ClientOptions(
+            options = ClientOptions(
                 plan: plan,
                 selection: selection,
                 transport: transport,
@@ -214,6 +241,26 @@ struct CourierCommand: AsyncParsableCommand {
             )
         } catch {
             throw ValidationError(error.description)
+        }
+        options.trust = try makeTrustOptions(host: options.plan.url.host ?? "")
+        return options
+    }
+
+    /// `--cacert`, `--cert`, `--key`, `--pinnedpubkey` and `--insecure`, read and checked.
+    private func makeTrustOptions(host: String) throws(ValidationError) -> TrustOptions {
+        do {
+            return try TrustOptions.make(
+                host: host,
+                caCertificateFile: cacert,
+                certificateFile: cert,
+                keyFile: key,
+                pins: pinnedpubkey,
+                insecure: insecure
+            )
+        } catch let error as CourierError {
+            throw ValidationError(error.localizedDescription)
+        } catch {
+            throw ValidationError("\(error)")
         }
     }
 

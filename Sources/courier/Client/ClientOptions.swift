@@ -31,6 +31,8 @@ struct ClientOptions: Sendable {
     var checksStatus = false
     /// `--offline`: print the request without sending it.
     var isOffline = false
+    /// `--cacert`, `--cert`, `--key`, `--pinnedpubkey`, `--insecure`.
+    var trust = TrustOptions()
 
     /// The idle timeout of each attempt: `--timeout` (60 s by default). URLSession has no
     /// timeout for connecting alone; its idle timeout covers the connection too, so on that

@@ -74,12 +74,22 @@ struct Exchange {
         let deadline = options.maximumTime
         let terminal = self.terminal
         let redirectLimit = options.maximumRedirects
+        let trust = options.trust
+        if trust.isInsecure {
+            terminal.error(
+                "courier: warning: --insecure: the server's certificate is not checked; anyone on the path "
+                    + "can read and change this exchange\n"
+            )
+        }
         let configuration = Session.Configuration {
             $0.timeoutInterval = timeout
             $0.requestDeadline = deadline
             $0.redirectLimit = redirectLimit
             // As httpie and curl: `courier GET url a=b` sends the body it was asked to.
             $0.allowsBodyInGETRequests = true
+            $0.trustRoots = trust.trustRoots
+            $0.clientCertificate = trust.clientCertificate
+            $0.serverTrustManager = trust.manager
         }
         return Session(
             configuration: configuration,

@@ -73,6 +73,8 @@ enum ErrorMessage {
             return "could not read the body to send: \(underlying(error))"
         case .invalidHeader:
             return error.errorDescription ?? "a header cannot be sent"
+        case .serverTrustEvaluationFailed where error.serverTrustFailureReason != nil:
+            return "the TLS connection to \(endpoint) was refused: " + (error.errorDescription ?? "")
         case .serverTrustEvaluationFailed:
             return "the TLS connection to \(endpoint) failed (the certificate is not trusted)"
         default:
