@@ -24,6 +24,7 @@ let fuzzTargets = [
     "FuzzAuthenticationChallenge",
     "FuzzSetCookie",
     "FuzzCacheControl",
+    "FuzzCertificate",
 ]
 
 let package = Package(

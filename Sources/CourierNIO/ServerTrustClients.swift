@@ -36,6 +36,13 @@ final class ServerTrustClients: Sendable {
         self.configuration = configuration
     }
 
+    deinit {
+        // A transport that goes away without `invalidate()`: AsyncHTTPClient asserts when a
+        // client is released without being shut down.
+        let clients = entries.withLockedValue { entries in entries.values.compactMap { (try? $0.settings.get())?.client } }
+        for client in clients { client.shutdown { _ in } }
+    }
+
     /// The settings for `policy`, made on first use; a certificate or key the TLS stack cannot
     /// read is the error.
     func settings(for policy: ServerTrustPolicy) -> Result<Settings, CourierError> {
@@ -85,9 +92,12 @@ final class ServerTrustClients: Sendable {
         guard policy.evaluator != nil else { return .success(Settings(tlsConfiguration: tlsConfiguration, client: nil)) }
         var configuration = configuration
         configuration.tlsConfiguration = tlsConfiguration
-        let check: @Sendable (Channel) -> EventLoopFuture<Void> = { [weak policy] channel in
+        // Weakly: the client lives in this registry's entry for the policy, and would otherwise
+        // keep the policy (and so itself) alive for good.
+        let reference = PolicyReference(policy)
+        let check: @Sendable (Channel) -> EventLoopFuture<Void> = { channel in
             channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
-                guard let policy else {
+                guard let policy = reference.policy else {
                     throw CourierError.serverTrustEvaluationFailed(
                         reason: .unsupported(host: "", reason: "the session that made the request has gone")
                     )
@@ -99,6 +109,15 @@ final class ServerTrustClients: Sendable {
         configuration.http2ConnectionDebugInitializer = check
         let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         return .success(Settings(tlsConfiguration: tlsConfiguration, client: client))
+    }
+
+    /// A policy held weakly, for a closure that must not keep it.
+    private final class PolicyReference: Sendable {
+        weak let policy: ServerTrustPolicy?
+
+        init(_ policy: ServerTrustPolicy) {
+            self.policy = policy
+        }
     }
 
     /// Runs `policy`'s evaluator on the certificate a connection's server showed.

@@ -71,6 +71,9 @@ public protocol ServerTrustEvaluating: Sendable {
 
     /// Checks the server once the handshake's checks passed; throws to refuse it (any error; a
     /// ``CourierError`` is reported as it is).
+    ///
+    /// It runs on the transport's thread (an event loop, which serves other connections too)
+    /// while the connection waits: keep it quick, and never block or wait in it.
     func evaluate(_ trust: ServerTrust) throws
 }
 
