@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import Tracing
 
@@ -144,7 +145,9 @@ public final class AsyncHTTPClientTransport: Transport {
     ) -> any TransportTask {
         var client = self.client
         var tlsConfiguration: TLSConfiguration?
-        if let policy = head?.serverTrustPolicy {
+        let isInvalidated = isInvalidated.withLockedValue { $0 }
+        // An invalidated transport's tasks fail at once; no client is made for them.
+        if let policy = head?.serverTrustPolicy, !isInvalidated {
             switch trustClients.settings(for: policy) {
             case .success(let settings):
                 tlsConfiguration = settings.tlsConfiguration
@@ -155,7 +158,7 @@ public final class AsyncHTTPClientTransport: Transport {
                     head: head,
                     body: body,
                     eventHandler: eventHandler,
-                    isInvalidated: isInvalidated.withLockedValue { $0 },
+                    isInvalidated: isInvalidated,
                     steering: steering,
                     failure: error
                 )
@@ -166,7 +169,7 @@ public final class AsyncHTTPClientTransport: Transport {
             head: head,
             body: body,
             eventHandler: eventHandler,
-            isInvalidated: isInvalidated.withLockedValue { $0 },
+            isInvalidated: isInvalidated,
             steering: steering,
             tlsConfiguration: tlsConfiguration
         )
@@ -177,7 +180,6 @@ public final class AsyncHTTPClientTransport: Transport {
     /// passed in) stays usable: other sessions may share it, and its owner shuts it down.
     public func invalidate() async {
         guard ownsClient else { return }
-        await trustClients.shutdown()
         let shouldShutDown = isInvalidated.withLockedValue { invalidated -> Bool in
             defer { invalidated = true }
             return !invalidated
@@ -194,13 +196,23 @@ public final class AsyncHTTPClientTransport: Transport {
             }
         }
         try? await client.shutdown()
+        await trustClients.shutdown()
     }
 }
 
 @_spi(CourierTransport)
 extension AsyncHTTPClientTransport: ServerTrustEnforcing {
     /// Revocation: BoringSSL, under SwiftNIO's TLS, fetches no CRL and asks no OCSP responder.
+    /// And any setting on event loops of Network.framework (Apple's `NIOTSEventLoopGroup`,
+    /// AsyncHTTPClient's default group there): TLS is then Network.framework's, configured through
+    /// options that take no client certificate or partial host check, and no SwiftNIO TLS handler
+    /// shows the server's certificate.
     public func cannotEnforce(_ policy: ServerTrustPolicy) -> String? {
+        if policy.isDefault { return nil }
+        if !(client.eventLoopGroup is MultiThreadedEventLoopGroup) {
+            return "trust settings need SwiftNIO's TLS: make the AsyncHTTPClient transport with a "
+                + "MultiThreadedEventLoopGroup (on Apple platforms the default group is Network.framework's)"
+        }
         guard policy.handshakeChecks.checksRevocation else { return nil }
         return "AsyncHTTPClient's TLS (BoringSSL through SwiftNIO) cannot check revocation (no CRL or OCSP)"
     }

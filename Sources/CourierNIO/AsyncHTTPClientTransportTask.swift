@@ -525,9 +525,13 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         if let error = error as? CourierError { return carrying(error, as: .serverCertificateUntrusted) }
         guard let policy = trustPolicy else { return urlError(for: error) }
         let text = "\(error)"
-        if text.contains("ALERT_CERTIFICATE_REQUIRED") || text.contains("ALERT_BAD_CERTIFICATE")
-            || text.contains("ALERT_UNKNOWN_CA") || text.contains("ALERT_CERTIFICATE_UNKNOWN")
-        {
+        // A server asks for a missing certificate with `certificate_required`; the other alerts
+        // are about a certificate the client showed, so they mean that only when it showed one.
+        let aboutShownCertificate =
+            policy.clientCertificate != nil
+            && (text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+                || text.contains("ALERT_CERTIFICATE_UNKNOWN"))
+        if text.contains("ALERT_CERTIFICATE_REQUIRED") || aboutShownCertificate {
             let problem =
                 policy.clientCertificate == nil
                 ? "the server requires a client certificate, and the session has none (Session.Configuration.clientCertificate)"

@@ -7,13 +7,13 @@ import NIOSSL
 /// How the AsyncHTTPClient transport applies each ``ServerTrustPolicy``: a `TLSConfiguration`
 /// per policy (so AsyncHTTPClient pools only connections that trust alike), and, for a policy
 /// whose evaluator looks at the certificates, a client of its own whose connections are checked
-/// as soon as their handshake is done, before any request is written to them.
+/// as soon as their handshake is done, before the pool hands them to a request.
 ///
 /// AsyncHTTPClient takes no verification callback (its issue #285): a client's connection
 /// initializers are the one place where a connection's TLS handler can be read before the pool
 /// hands the connection out, and they are per client, so a policy that evaluates gets a client.
-/// Those clients share the transport's event loops and are shut down when their policy (its
-/// session) has gone, at the next policy's arrival, or with the transport.
+/// Those clients share the transport's event loops, and are shut down when their policy goes
+/// away (with its session), when the transport that owns them is invalidated, or with it.
 final class ServerTrustClients: Sendable {
     /// What the transport applies for one policy.
     struct Settings: Sendable {
@@ -25,9 +25,12 @@ final class ServerTrustClients: Sendable {
     private struct Entry {
         weak var policy: ServerTrustPolicy?
         let settings: Result<Settings, CourierError>
+
+        var client: HTTPClient? { (try? settings.get())?.client }
     }
 
     private let eventLoopGroup: any EventLoopGroup
+    /// The transport's client configuration: the base of every policy's.
     private let configuration: HTTPClient.Configuration
     private let entries = NIOLockedValueBox([ObjectIdentifier: Entry]())
 
@@ -39,8 +42,8 @@ final class ServerTrustClients: Sendable {
     deinit {
         // A transport that goes away without `invalidate()`: AsyncHTTPClient asserts when a
         // client is released without being shut down.
-        let clients = entries.withLockedValue { entries in entries.values.compactMap { (try? $0.settings.get())?.client } }
-        for client in clients { client.shutdown { _ in } }
+        let clients = entries.withLockedValue { entries in entries.values.compactMap(\.client) }
+        for client in clients { Self.shutDownSoon(client) }
     }
 
     /// The settings for `policy`, made on first use; a certificate or key the TLS stack cannot
@@ -53,62 +56,106 @@ final class ServerTrustClients: Sendable {
             return settings
         }
         let made = makeSettings(for: policy)
-        let (settings, released) = entries.withLockedValue { entries -> (Result<Settings, CourierError>, [HTTPClient]) in
-            if let existing = entries[id], existing.policy === policy {
-                return (existing.settings, (try? made.get())?.client.map { [$0] } ?? [])
-            }
-            // Entries whose policy has gone (its session with it) let go of their clients.
-            var released: [HTTPClient] = []
-            for (key, entry) in entries where entry.policy == nil {
-                if let client = (try? entry.settings.get())?.client { released.append(client) }
-                entries[key] = nil
-            }
-            if let replaced = entries[id], let client = (try? replaced.settings.get())?.client {
-                released.append(client)
-            }
+        let (settings, isNew) = entries.withLockedValue { entries -> (Result<Settings, CourierError>, Bool) in
+            if let existing = entries[id], existing.policy === policy { return (existing.settings, false) }
             entries[id] = Entry(policy: policy, settings: made)
-            return (made, released)
+            return (made, true)
         }
-        for client in released { client.shutdown { _ in } }
+        if isNew {
+            // Runs in the policy's deinit, when its weak reference here is already `nil` and no
+            // other object can have its address yet.
+            policy.whenReleased { [weak self] in self?.release(id) }
+        } else if let unused = (try? made.get())?.client {
+            Self.shutDownSoon(unused)
+        }
         return settings
     }
 
-    /// Shuts down every client made for a policy.
+    /// Shuts down every client made for a policy, for a transport being invalidated.
     func shutdown() async {
         let clients = entries.withLockedValue { entries -> [HTTPClient] in
             defer { entries.removeAll() }
-            return entries.values.compactMap { (try? $0.settings.get())?.client }
+            return entries.values.compactMap(\.client)
         }
-        for client in clients { try? await client.shutdown() }
+        for client in clients { await Self.shutDown(client) }
+    }
+
+    /// Lets go of a policy that has gone.
+    private func release(_ id: ObjectIdentifier) {
+        let client = entries.withLockedValue { entries -> HTTPClient? in
+            guard let entry = entries[id], entry.policy == nil else { return nil }
+            entries[id] = nil
+            return entry.client
+        }
+        if let client { Self.shutDownSoon(client) }
+    }
+
+    private static func shutDownSoon(_ client: HTTPClient) {
+        Task { await shutDown(client) }
+    }
+
+    /// Shuts `client` down once its loops have run what is queued: a connection goes back to the
+    /// pool in a callback queued after its request completed, and shutting down before that trips
+    /// a precondition in AsyncHTTPClient's pool (as `AsyncHTTPClientTransport.invalidate()` explains).
+    private static func shutDown(_ client: HTTPClient) async {
+        for _ in 0..<2 {
+            for eventLoop in client.eventLoopGroup.makeIterator() {
+                try? await eventLoop.submit {}.get()
+            }
+        }
+        try? await client.shutdown()
     }
 
     private func makeSettings(for policy: ServerTrustPolicy) -> Result<Settings, CourierError> {
         let tlsConfiguration: TLSConfiguration
         do {
-            tlsConfiguration = try Self.tlsConfiguration(for: policy)
+            tlsConfiguration = try Self.tlsConfiguration(
+                for: policy,
+                base: configuration.tlsConfiguration ?? .makeClientConfiguration()
+            )
         } catch {
             return .failure(error)
         }
         guard policy.evaluator != nil else { return .success(Settings(tlsConfiguration: tlsConfiguration, client: nil)) }
         var configuration = configuration
         configuration.tlsConfiguration = tlsConfiguration
+        // A refused connection is the answer, not something to try again after a backoff.
+        configuration.connectionPool.retryConnectionEstablishment = false
         // Weakly: the client lives in this registry's entry for the policy, and would otherwise
         // keep the policy (and so itself) alive for good.
         let reference = PolicyReference(policy)
-        let check: @Sendable (Channel) -> EventLoopFuture<Void> = { channel in
-            channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
-                guard let policy = reference.policy else {
-                    throw CourierError.serverTrustEvaluationFailed(
-                        reason: .unsupported(host: "", reason: "the session that made the request has gone")
-                    )
-                }
-                try Self.evaluate(certificate, under: policy)
+        let host = policy.host
+        let userHTTP1Initializer = configuration.http1_1ConnectionDebugInitializer
+        let userHTTP2Initializer = configuration.http2ConnectionDebugInitializer
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            Self.check(channel, reference: reference, host: host).flatMap {
+                userHTTP1Initializer?(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
             }
         }
-        configuration.http1_1ConnectionDebugInitializer = check
-        configuration.http2ConnectionDebugInitializer = check
+        configuration.http2ConnectionDebugInitializer = { channel in
+            Self.check(channel, reference: reference, host: host).flatMap {
+                userHTTP2Initializer?(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
+            }
+        }
         let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         return .success(Settings(tlsConfiguration: tlsConfiguration, client: client))
+    }
+
+    /// Runs the policy's evaluator on the certificate `channel`'s server showed. A refused
+    /// connection is closed here: AsyncHTTPClient only reports the failure of a connection its
+    /// initializer refused, and would leave it open.
+    private static func check(_ channel: any Channel, reference: PolicyReference, host: String) -> EventLoopFuture<Void> {
+        channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
+            guard let policy = reference.policy else {
+                throw CourierError.serverTrustEvaluationFailed(
+                    reason: .unsupported(host: host, reason: "the session that made the request has gone")
+                )
+            }
+            try evaluate(certificate, under: policy)
+        }.flatMapError { error in
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(error)
+        }
     }
 
     /// A policy held weakly, for a closure that must not keep it.
@@ -138,28 +185,32 @@ final class ServerTrustClients: Sendable {
         if let error = policy.evaluate([shown]) { throw error }
     }
 
-    /// The handshake's checks, roots and client certificate for `policy`.
-    static func tlsConfiguration(for policy: ServerTrustPolicy) throws(CourierError) -> TLSConfiguration {
-        var tls = TLSConfiguration.makeClientConfiguration()
+    /// `base` (the transport's own TLS configuration) with `policy`'s checks, roots and client
+    /// certificate: what the policy does not set stays as the transport's configuration has it.
+    static func tlsConfiguration(for policy: ServerTrustPolicy, base: TLSConfiguration) throws(CourierError)
+        -> TLSConfiguration
+    {
+        var tls = base
         let checks = policy.handshakeChecks
         tls.certificateVerification =
             !checks.validatesCertificateChain ? .none : checks.validatesHost ? .fullVerification : .noHostnameVerification
-        let roots: [TLSCertificate]
-        let replacesSystemRoots: Bool
         if checks.trustsOnlyAdditionalRoots {
-            (roots, replacesSystemRoots) = (checks.additionalTrustRoots, true)
+            tls.trustRoots = .certificates(try checks.additionalTrustRoots.map(Self.nioCertificate))
+            tls.additionalTrustRoots = []
         } else {
             switch policy.trustRoots {
-            case .system: (roots, replacesSystemRoots) = (checks.additionalTrustRoots, false)
-            case .systemAnd(let certificates): (roots, replacesSystemRoots) = (certificates + checks.additionalTrustRoots, false)
-            case .only(let certificates): (roots, replacesSystemRoots) = (certificates + checks.additionalTrustRoots, true)
+            case .system:
+                break
+            case .systemAnd(let certificates):
+                tls.trustRoots = .default
+                tls.additionalTrustRoots = [.certificates(try certificates.map(Self.nioCertificate))]
+            case .only(let certificates):
+                tls.trustRoots = .certificates(try certificates.map(Self.nioCertificate))
+                tls.additionalTrustRoots = []
             }
-        }
-        let rootCertificates = try roots.map(Self.nioCertificate)
-        if replacesSystemRoots {
-            tls.trustRoots = .certificates(rootCertificates)
-        } else if !rootCertificates.isEmpty {
-            tls.additionalTrustRoots = [.certificates(rootCertificates)]
+            if !checks.additionalTrustRoots.isEmpty {
+                tls.additionalTrustRoots.append(.certificates(try checks.additionalTrustRoots.map(Self.nioCertificate)))
+            }
         }
         if let identity = policy.clientCertificate {
             tls.certificateChain = try identity.certificateChain.map { certificate throws(CourierError) in

@@ -190,14 +190,14 @@ public final class Session: RequestDelegate, Sendable {
     ///     the awaiting task instead, saving a thread hop). By default a concurrent queue of Courier's (targeting `rootQueue`,
     ///     if given).
     ///   - interceptor: Adapts every attempt of every request and decides retries.
+    ///   - serverTrustManager: Chooses how each `https` host's server is checked, as
+    ///     ``Configuration/serverTrustManager`` (which it replaces when given).
     ///   - redirectHandler: Decides every request's redirects, unless the request has its own
     ///     (``Request/redirect(using:)``). `nil` follows them all, by the rules ``Redirect`` lists.
     ///   - cachedResponseHandler: Decides what ``Configuration/httpCache`` stores of every
     ///     request's responses, unless the request has its own (``Request/cacheResponse(using:)``).
     ///     `nil` stores what the cache's rules allow.
     ///   - eventMonitors: Told of every request's events.
-    ///   - serverTrustManager: Chooses how each `https` host's server is checked, as
-    ///     ``Configuration/serverTrustManager`` (which it replaces when given).
     ///   - clock: Times retry delays and ``Configuration/requestDeadline``. In tests, a clock you
     ///     advance by hand (such as `CourierTesting`'s `ManualClock`) runs retries and deadlines
     ///     without waiting for them. Transport timeouts keep real time.
@@ -208,27 +208,15 @@ public final class Session: RequestDelegate, Sendable {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
-        serverTrustManager: ServerTrustManager? = nil,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         let transport = transport ?? DefaultTransport.make()
         var configuration = configuration
         if let serverTrustManager { configuration.serverTrustManager = serverTrustManager }
-        let trustedTransport: any Transport =
-            ServerTrustTransport.isNeeded(
-                manager: configuration.serverTrustManager,
-                trustRoots: configuration.trustRoots,
-                clientCertificate: configuration.clientCertificate
-            )
-            ? ServerTrustTransport(
-                base: transport,
-                manager: configuration.serverTrustManager,
-                trustRoots: configuration.trustRoots,
-                clientCertificate: configuration.clientCertificate
-            ) : transport
         // A URLSession transport's cache in place of its URLCache, unless the session has one.
         let urlSessionTransport = transport as? URLSessionTransport
         if configuration.httpCache == nil { configuration.httpCache = urlSessionTransport?.httpCache }
@@ -238,15 +226,29 @@ public final class Session: RequestDelegate, Sendable {
         defaultHeadersAreValid = configuration.headers.firstInvalidity == nil
         self.clock = SessionClock(clock)
         self.transport = transport
-        exchangeTransport =
+        let cachingTransport =
             configuration.httpCache.map {
                 CachingTransport(
-                    base: trustedTransport,
+                    base: transport,
                     cache: $0,
                     defaultMode: $0 === urlSessionTransport?.httpCache ? urlSessionTransport?.defaultCacheMode : nil,
                     cookies: configuration.cookieStorage
                 )
-            } ?? trustedTransport
+            } ?? transport
+        // Outermost, so that a host the trust settings refuse is refused before the cache answers.
+        exchangeTransport =
+            ServerTrustTransport.isNeeded(
+                manager: configuration.serverTrustManager,
+                trustRoots: configuration.trustRoots,
+                clientCertificate: configuration.clientCertificate
+            )
+            ? ServerTrustTransport(
+                base: cachingTransport,
+                network: transport,
+                manager: configuration.serverTrustManager,
+                trustRoots: configuration.trustRoots,
+                clientCertificate: configuration.clientCertificate
+            ) : cachingTransport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         // Outside the composite: it would hop to a queue for every event of every request,

@@ -1,4 +1,5 @@
 import Courier
+import CourierNIO
 import CourierTestServer
 import Foundation
 import Testing
@@ -293,6 +294,119 @@ import FoundationNetworking
             }
             await disabled.invalidate()
             await revocation.invalidate()
+        }
+    }
+
+    @Test func eachRedirectHopIsEvaluatedForItsOwnHost() async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let pin = fixture.serverCertificate.publicKeyPin
+            let target = "https://localhost:\(server.port)/get"
+            let path = "/redirect-to?url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let unlisted = TransportKind.asyncHTTPClient.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": PublicKeysTrustEvaluator(pins: [pin])])
+            }
+            let error = try #require(await failure(of: unlisted.request(server.url(path))))
+            guard case .noRequiredEvaluator(let host) = error.serverTrustFailureReason else {
+                Issue.record("got \(error)")
+                return
+            }
+            #expect(host == "localhost")
+            let pinnedElsewhere = TransportKind.asyncHTTPClient.makeSession {
+                $0.trustRoots = .only([fixture.root])
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PublicKeysTrustEvaluator(pins: [pin]),
+                    "localhost": PublicKeysTrustEvaluator(keysOf: [fixture.root]),
+                ])
+            }
+            let refused = try #require(await failure(of: pinnedElsewhere.request(server.url(path))))
+            guard case .publicKeyPinningFailed(let refusedHost, _) = refused.serverTrustFailureReason else {
+                Issue.record("got \(refused)")
+                return
+            }
+            #expect(refusedHost == "localhost")
+            // Each first hop reached the server; no second hop did.
+            try await server.waitForRequests(2, timeout: .seconds(5))
+            await #expect(throws: TestServerError.timedOut, "no redirected request got through") {
+                try await server.waitForRequests(3, timeout: .milliseconds(100))
+            }
+            await unlisted.invalidate()
+            await pinnedElsewhere.invalidate()
+        }
+    }
+
+    /// Sessions sharing one transport with different pins for one host never share a connection,
+    /// over HTTP/1.1 and HTTP/2; a refused connection is closed, and the transport shuts down cleanly.
+    @Test(arguments: [true, false])
+    func sessionsPinningAlikeHostDifferentlyOverOneTransportKeepApart(offersHTTP2: Bool) async throws {
+        let fixture = try Fixture()
+        var tls = fixture.tls()
+        tls.offersHTTP2 = offersHTTP2
+        try await Self.withServer(tls) { server in
+            let transport = AsyncHTTPClientTransport()
+            func session(pinning certificate: TLSCertificate) -> Session {
+                Session(
+                    configuration: .init {
+                        $0.trustRoots = .only([fixture.root])
+                        $0.serverTrustManager = ServerTrustManager(evaluators: [
+                            "127.0.0.1": PublicKeysTrustEvaluator(keysOf: [certificate])
+                        ])
+                    },
+                    transport: transport
+                )
+            }
+            let right = session(pinning: fixture.serverCertificate)
+            let wrong = session(pinning: fixture.root)
+            for round in 0..<3 {
+                let response = await right.request(server.url("/get")).validate().serializingData().response
+                #expect(response.error == nil, "round \(round): \(String(describing: response.error))")
+                #expect(response.metrics?.networkProtocolName == (offersHTTP2 ? "h2" : "http/1.1"))
+                let error = try #require(await failure(of: wrong.request(server.url("/get"))))
+                #expect(error.serverTrustFailureReason.map { "\($0)" }?.contains("publicKeyPinningFailed") == true)
+            }
+            try await server.waitForRequests(3, timeout: .seconds(5))
+            await #expect(throws: TestServerError.timedOut, "only the right session's requests got through") {
+                try await server.waitForRequests(4, timeout: .milliseconds(100))
+            }
+            await transport.invalidate()
+        }
+    }
+
+    @Test func evaluatorsWithRootsOfTheirOwnCannotBeCombined() async throws {
+        let fixture = try Fixture()
+        let other = try TLSCertificate(pemEncoded: TestCertificateAuthority().certificatePEM)
+        try await Self.withServer(fixture.tls()) { server in
+            let session = TransportKind.asyncHTTPClient.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": CompositeTrustEvaluator(evaluators: [
+                        PinnedCertificatesTrustEvaluator(certificates: [fixture.root], acceptSelfSignedCertificates: true),
+                        PinnedCertificatesTrustEvaluator(certificates: [other], acceptSelfSignedCertificates: true),
+                    ])
+                ])
+            }
+            let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+            guard case .unsupported(_, let text) = reason else {
+                Issue.record("got \(String(describing: reason))")
+                return
+            }
+            #expect(text.contains("CompositeTrustEvaluator"))
+            await session.invalidate()
+        }
+    }
+
+    /// A manager that asks for no more than the default checks does not stop URLSession: the
+    /// request goes out, and the system's checks refuse the test CA as ever.
+    @Test func settingsEqualToTheDefaultPassOverURLSession() async throws {
+        let fixture = try Fixture()
+        try await Self.withServer(fixture.tls()) { server in
+            let session = TransportKind.urlSession.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()])
+            }
+            let error = try #require(await failure(of: session.request(server.url("/get"))))
+            #expect(error.kind == .transportFailed, "\(error)")
+            #expect(error.urlError?.code == .serverCertificateUntrusted)
+            await session.invalidate()
         }
     }
 

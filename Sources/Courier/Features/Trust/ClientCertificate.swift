@@ -9,7 +9,7 @@ import Foundation
 ///     privateKeyFile: URL(fileURLWithPath: "client-key.pem"))
 /// let session = Session(configuration: .init { $0.clientCertificate = identity })
 /// ```
-public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
+public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The client's certificate first, then any intermediates the server needs to link it to a
     /// root it trusts.
     public let certificateChain: [TLSCertificate]
@@ -43,4 +43,7 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "ClientCertificate(\(certificateChain.count) certificate(s), key redacted)"
     }
+
+    /// The chain only: `dump` and debuggers never show the key's bytes.
+    public var customMirror: Mirror { Mirror(self, children: ["certificateChain": certificateChain]) }
 }

@@ -8,17 +8,25 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
         self.evaluators = evaluators
     }
 
-    /// Every check any evaluator asks for; the roots of all of them.
+    /// Every check any evaluator asks for. At most one evaluator may bring roots of its own: one
+    /// handshake checks against one set of roots, and the union of two would accept a chain either
+    /// one alone refuses, so such a combination fails its requests instead.
     public var handshakeChecks: HandshakeChecks {
         let all = evaluators.map(\.handshakeChecks)
         guard !all.isEmpty else { return .standard }
-        return HandshakeChecks(
+        let withRoots = all.filter { !$0.additionalTrustRoots.isEmpty || $0.trustsOnlyAdditionalRoots }
+        var checks = HandshakeChecks(
             validatesCertificateChain: all.contains { $0.validatesCertificateChain },
             validatesHost: all.contains { $0.validatesHost },
-            additionalTrustRoots: all.flatMap(\.additionalTrustRoots),
-            trustsOnlyAdditionalRoots: all.contains { $0.trustsOnlyAdditionalRoots },
+            additionalTrustRoots: withRoots.first?.additionalTrustRoots ?? [],
+            trustsOnlyAdditionalRoots: withRoots.first?.trustsOnlyAdditionalRoots ?? false,
             checksRevocation: all.contains { $0.checksRevocation }
         )
+        checks.unsatisfiable =
+            withRoots.count > 1
+            ? "a CompositeTrustEvaluator combines evaluators with roots of their own, which one handshake cannot check apart"
+            : all.lazy.compactMap(\.unsatisfiable).first
+        return checks
     }
 
     /// Whether any evaluator looks at the certificates.

@@ -35,9 +35,10 @@ struct DERReader {
             length = Int(first)
         } else {
             let count = Int(first & 0x7F)
-            // 0x80 is BER's indefinite length, which DER forbids; more than four bytes would
-            // describe a certificate larger than any Courier reads.
-            guard count > 0, count <= 4, bytes.distance(from: index, to: bytes.endIndex) >= count else { return nil }
+            // 0x80 is BER's indefinite length, which DER forbids; more than three bytes would
+            // describe an element over 16 MiB, larger than any certificate, and four could
+            // overflow a 32-bit `Int`.
+            guard count > 0, count <= 3, bytes.distance(from: index, to: bytes.endIndex) >= count else { return nil }
             for _ in 0..<count {
                 length = length << 8 | Int(bytes[index])
                 index = bytes.index(after: index)
@@ -56,7 +57,9 @@ extension DERReader {
     /// `certificate` is not a certificate: what a public-key pin hashes.
     static func subjectPublicKeyInfo(ofCertificate certificate: [UInt8]) -> ArraySlice<UInt8>? {
         var outer = DERReader(certificate[...])
-        guard let certificateElement = outer.next(), certificateElement.tag == sequenceTag else { return nil }
+        guard let certificateElement = outer.next(), certificateElement.tag == sequenceTag, outer.isAtEnd else {
+            return nil
+        }
         var fields = DERReader(certificateElement.content)
         guard let tbs = fields.next(), tbs.tag == sequenceTag else { return nil }
         var tbsFields = DERReader(tbs.content)

@@ -13,6 +13,8 @@ struct PEMBlock: Equatable {
         case unterminated(label: String)
         case mismatchedEnd(label: String)
         case invalidBase64(label: String)
+        /// A block with RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`): an encrypted key.
+        case encrypted(label: String)
     }
 
     /// Every block of `text`, in order; text outside blocks is ignored, as OpenSSL ignores it.
@@ -33,7 +35,9 @@ struct PEMBlock: Equatable {
                 }
                 blocks.append(PEMBlock(label: label, bytes: [UInt8](data)))
                 open = nil
-            } else if open != nil {
+            } else if let current = open {
+                // RFC 1421's headers, which only OpenSSL's encrypted keys still carry.
+                if line.contains(":") { throw .encrypted(label: current.label) }
                 open?.base64 += line
             }
         }

@@ -3,7 +3,9 @@
 ///
 /// With `acceptSelfSignedCertificates`, the pinned certificates are the only roots trusted for
 /// the host: the handshake passes only when the server's chain leads to one of them, which then
-/// is in the chain. That is how to pin a self-signed certificate, or a CA's or an intermediate's.
+/// is in the chain. That is how to pin a self-signed certificate, or a root CA's. (Over
+/// AsyncHTTPClient a pinned intermediate cannot end the chain: BoringSSL accepts only a
+/// self-signed certificate there, and SwiftNIO does not expose its partial-chain flag.)
 ///
 /// Without it, the chain must lead to a root the session trusts, and the server's own
 /// certificate must be pinned: over AsyncHTTPClient only that certificate is visible after the
@@ -43,7 +45,11 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
                 trustsOnlyAdditionalRoots: true
             )
         }
-        return HandshakeChecks(validatesCertificateChain: performDefaultValidation, validatesHost: validateHost)
+        // As in Alamofire, checking the host evaluates the chain too.
+        return HandshakeChecks(
+            validatesCertificateChain: performDefaultValidation || validateHost,
+            validatesHost: validateHost
+        )
     }
 
     /// `false` when self-signed certificates are accepted: the handshake checks the pins then.

@@ -16,8 +16,8 @@ import Foundation
 /// to.
 ///
 /// A pin matches the server's own certificate on every transport. Over AsyncHTTPClient only that
-/// certificate is visible after the handshake (see ``ServerTrust/certificates``): to pin a CA's
-/// or an intermediate's key, pin its certificate with ``PinnedCertificatesTrustEvaluator`` and
+/// certificate is visible after the handshake (see ``ServerTrust/certificates``): to pin a root
+/// CA, pin its certificate with ``PinnedCertificatesTrustEvaluator`` and
 /// `acceptSelfSignedCertificates`.
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The pins, each the base64 SHA-256 of a `subjectPublicKeyInfo` (without `sha256//`).
@@ -29,9 +29,15 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     ///   - pins: Base64 SHA-256 hashes of the keys' `subjectPublicKeyInfo`, with or without
     ///     `sha256//` in front.
     ///   - performDefaultValidation: Whether the chain must lead to a trusted root; `true` by default.
-    ///   - validateHost: Whether the certificate must name the host; `true` by default.
+    ///   - validateHost: Whether the certificate must name the host; `true` by default. As in
+    ///     Alamofire, checking the host checks the chain as well: skip both for a self-signed server.
     public init(pins: [String], performDefaultValidation: Bool = true, validateHost: Bool = true) {
-        self.pins = Set(pins.map { $0.hasPrefix("sha256//") ? String($0.dropFirst("sha256//".count)) : $0 })
+        self.pins = Set(
+            pins.map { pin in
+                let pin = pin.trimmingCharacters(in: .whitespacesAndNewlines)
+                return pin.hasPrefix("sha256//") ? String(pin.dropFirst("sha256//".count)) : pin
+            }
+        )
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
     }
@@ -48,7 +54,8 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
 
     /// The default checks, unless turned off.
     public var handshakeChecks: HandshakeChecks {
-        HandshakeChecks(validatesCertificateChain: performDefaultValidation, validatesHost: validateHost)
+        // As in Alamofire, checking the host evaluates the chain too.
+        HandshakeChecks(validatesCertificateChain: performDefaultValidation || validateHost, validatesHost: validateHost)
     }
 
     /// Throws ``CourierError/ServerTrustFailureReason/publicKeyPinningFailed(host:seen:)`` unless a

@@ -21,8 +21,8 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// The default checks, and revocation.
     public var handshakeChecks: HandshakeChecks {
         HandshakeChecks(
-            validatesCertificateChain: performDefaultValidation,
-            validatesHost: performDefaultValidation && validateHost,
+            validatesCertificateChain: performDefaultValidation || validateHost,
+            validatesHost: validateHost,
             checksRevocation: true
         )
     }

@@ -31,6 +31,9 @@ public struct HandshakeChecks: Sendable, Hashable {
     public var trustsOnlyAdditionalRoots: Bool
     /// Whether the certificates' revocation must be checked (CRL or OCSP).
     public var checksRevocation: Bool
+    /// Why no handshake can make these checks as asked, or `nil`: a request needing them fails
+    /// rather than be checked more loosely (evaluators combined with different roots of their own).
+    var unsatisfiable: String?
 
     /// The checks, each given.
     public init(

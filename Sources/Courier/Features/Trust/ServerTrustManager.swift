@@ -15,7 +15,12 @@
 /// with ``CourierError/ServerTrustFailureReason/noRequiredEvaluator(host:)`` when
 /// `allHostsMustBeEvaluated` (the default, as in Alamofire); otherwise it gets the default checks.
 /// Only `https` requests are evaluated.
-public final class ServerTrustManager: Sendable {
+///
+/// Subclass it and override ``serverTrustEvaluator(forHost:)`` for another rule, as in Alamofire.
+/// A session asks once per host it sends to, from any thread, and keeps the answer.
+// `@unchecked`: the class is open, which the compiler cannot check; its own state is immutable,
+// and a subclass must be safe to call from any thread, as documented above.
+open class ServerTrustManager: @unchecked Sendable {
     /// Whether a host without an evaluator fails its requests (`true`) or gets the default checks.
     public let allHostsMustBeEvaluated: Bool
     /// The evaluators, by host or `*.parent` pattern, lowercased.
@@ -37,7 +42,7 @@ public final class ServerTrustManager: Sendable {
     ///
     /// - Throws: ``CourierError/ServerTrustFailureReason/noRequiredEvaluator(host:)`` when there is
     ///   none and every host must be evaluated.
-    public func serverTrustEvaluator(forHost host: String) throws(CourierError) -> (any ServerTrustEvaluating)? {
+    open func serverTrustEvaluator(forHost host: String) throws(CourierError) -> (any ServerTrustEvaluating)? {
         let host = Self.normalized(host)
         if let evaluator = evaluators[host] { return evaluator }
         if let dot = host.firstIndex(of: "."), let evaluator = evaluators["*" + host[dot...]] { return evaluator }

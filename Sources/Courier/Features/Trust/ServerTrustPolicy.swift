@@ -18,6 +18,8 @@ public final class ServerTrustPolicy: Sendable {
     public let trustRoots: TrustRoots
     /// The certificate to show a server that asks for one.
     public let clientCertificate: ClientCertificate?
+    /// What to run when the policy goes away (its session with it).
+    private let releaseActions = Protected([@Sendable () -> Void]())
 
     init(
         host: String,
@@ -30,6 +32,23 @@ public final class ServerTrustPolicy: Sendable {
         self.handshakeChecks = evaluator?.handshakeChecks ?? .standard
         self.trustRoots = trustRoots
         self.clientCertificate = clientCertificate
+    }
+
+    deinit {
+        for action in releaseActions.withLock({ $0 }) { action() }
+    }
+
+    /// Runs `action` when the policy goes away: when a transport may let go of what it keeps for
+    /// the policy (a connection pool). `action` must not touch the policy.
+    public func whenReleased(_ action: @escaping @Sendable () -> Void) {
+        releaseActions.withLock { $0.append(action) }
+    }
+
+    /// Whether the policy asks for nothing beyond the system's default checks: no evaluator, the
+    /// standard handshake, the system's roots, no client certificate. A transport that cannot
+    /// apply trust settings can still serve such a policy.
+    public var isDefault: Bool {
+        evaluator == nil && handshakeChecks == .standard && trustRoots == .system && clientCertificate == nil
     }
 
     /// Runs the evaluator on `certificates`; a refusal comes back as the ``CourierError`` to report.

@@ -6,9 +6,13 @@ import FoundationNetworking
 
 /// Puts a session's trust settings on each `https` head it sends (``RequestHead/serverTrustPolicy``),
 /// every redirect hop's too, and fails at once a request whose host the ``ServerTrustManager``
-/// refuses, or whose policy the transport cannot apply: a trust setting is never skipped.
+/// refuses, or whose policy the network transport cannot apply: a trust setting is never skipped.
+/// It sits outside the session's cache, so a refused host is not answered from the cache either.
 struct ServerTrustTransport: Transport {
+    /// What the heads go to: the cache, or the network transport itself.
     let base: any Transport
+    /// The transport that connects, which must apply the policies.
+    let network: any Transport
     let manager: ServerTrustManager?
     let trustRoots: TrustRoots
     let clientCertificate: ClientCertificate?
@@ -17,9 +21,15 @@ struct ServerTrustTransport: Transport {
     private let policies = Protected([String: ServerTrustPolicy]())
     private static let maximumPolicies = 1_024
 
-    init(base: any Transport, manager: ServerTrustManager?, trustRoots: TrustRoots, clientCertificate: ClientCertificate?)
-    {
+    init(
+        base: any Transport,
+        network: any Transport,
+        manager: ServerTrustManager?,
+        trustRoots: TrustRoots,
+        clientCertificate: ClientCertificate?
+    ) {
         self.base = base
+        self.network = network
         self.manager = manager
         self.trustRoots = trustRoots
         self.clientCertificate = clientCertificate
@@ -56,12 +66,18 @@ struct ServerTrustTransport: Transport {
         } catch {
             return Self.failing(with: error, eventHandler: eventHandler)
         }
-        guard let enforcing = base as? any ServerTrustEnforcing else {
+        if let reason = policy.handshakeChecks.unsatisfiable {
+            return Self.failing(
+                with: .serverTrustEvaluationFailed(reason: .unsupported(host: host, reason: reason)),
+                eventHandler: eventHandler
+            )
+        }
+        guard let enforcing = network as? any ServerTrustEnforcing else {
             return Self.failing(
                 with: .serverTrustEvaluationFailed(
                     reason: .unsupported(
                         host: host,
-                        reason: "the session's transport (\(type(of: base))) cannot apply trust settings"
+                        reason: "the session's transport (\(type(of: network))) cannot apply trust settings"
                     )
                 ),
                 eventHandler: eventHandler
@@ -80,6 +96,7 @@ struct ServerTrustTransport: Transport {
     func invalidate() async {
         await base.invalidate()
     }
+
 
     private func policy(forHost host: String) throws(CourierError) -> ServerTrustPolicy {
         if let policy = policies.withLock({ $0[host] }) { return policy }

@@ -73,7 +73,10 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         } catch {
             throw .invalidCertificate(reason: "\(url.path) could not be read (\(error.localizedDescription))")
         }
-        if data.first == DERReader.sequenceTag { return [try TLSCertificate(derEncoded: [UInt8](data))] }
+        // A DER certificate starts with 0x30, which is also ASCII "0": DER only if it reads as one.
+        if data.first == DERReader.sequenceTag, let certificate = try? TLSCertificate(derEncoded: [UInt8](data)) {
+            return [certificate]
+        }
         guard let text = String(data: data, encoding: .utf8) else {
             throw .invalidCertificate(reason: "\(url.path) is neither PEM text nor a DER certificate")
         }
@@ -118,6 +121,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         case .unterminated(let label): return "the PEM block \(label) has no END line"
         case .mismatchedEnd(let label): return "the PEM block \(label) ends with another label"
         case .invalidBase64(let label): return "the PEM block \(label) is not valid base64"
+        case .encrypted(let label): return "the PEM block \(label) is encrypted; decrypt it first (openssl pkey)"
         }
     }
 }

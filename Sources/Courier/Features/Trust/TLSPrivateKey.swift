@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Read one from PEM (`PRIVATE KEY`, `EC PRIVATE KEY` or `RSA PRIVATE KEY`, unencrypted) or DER.
 /// The TLS stack parses the key when it first uses it. Its description never shows the key.
-public struct TLSPrivateKey: Sendable, Hashable, CustomStringConvertible {
+public struct TLSPrivateKey: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The key's DER encoding (PKCS #8, or the algorithm's own form).
     public let derEncoded: [UInt8]
 
@@ -49,8 +49,9 @@ public struct TLSPrivateKey: Sendable, Hashable, CustomStringConvertible {
         } catch {
             throw .invalidCertificate(reason: "\(url.path) could not be read (\(error.localizedDescription))")
         }
-        if data.first == DERReader.sequenceTag {
-            try self.init(derEncoded: [UInt8](data))
+        // A DER key starts with 0x30, which is also ASCII "0": DER only if it reads as one.
+        if data.first == DERReader.sequenceTag, let key = try? TLSPrivateKey(derEncoded: [UInt8](data)) {
+            self = key
         } else {
             try self.init(pemEncoded: String(decoding: data, as: UTF8.self))
         }
@@ -58,4 +59,7 @@ public struct TLSPrivateKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Says only that this is a key: the key itself is a credential.
     public var description: String { "TLSPrivateKey(redacted)" }
+
+    /// No children: `dump` and debuggers show the description, never the key's bytes.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
