@@ -400,7 +400,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
 
         func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-            owner.complete(with: AsyncHTTPClientTransportTask.urlError(for: error, trustPolicy: owner.head?.serverTrustPolicy))
+            owner.complete(
+                with: AsyncHTTPClientTransportTask.urlError(for: error, trustPolicy: owner.head?.serverTrustPolicy)
+            )
         }
 
         func didFinishRequest(task: HTTPClient.Task<Void>) throws {

@@ -116,7 +116,9 @@ final class ServerTrustClients: Sendable {
         } catch {
             return .failure(error)
         }
-        guard policy.evaluator != nil else { return .success(Settings(tlsConfiguration: tlsConfiguration, client: nil)) }
+        guard policy.evaluator != nil else {
+            return .success(Settings(tlsConfiguration: tlsConfiguration, client: nil))
+        }
         var configuration = configuration
         configuration.tlsConfiguration = tlsConfiguration
         // A refused connection is the answer, not something to try again after a backoff.
@@ -144,7 +146,8 @@ final class ServerTrustClients: Sendable {
     /// Runs the policy's evaluator on the certificate `channel`'s server showed. A refused
     /// connection is closed here: AsyncHTTPClient only reports the failure of a connection its
     /// initializer refused, and would leave it open.
-    private static func check(_ channel: any Channel, reference: PolicyReference, host: String) -> EventLoopFuture<Void> {
+    private static func check(_ channel: any Channel, reference: PolicyReference, host: String) -> EventLoopFuture<Void>
+    {
         channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
             guard let policy = reference.policy else {
                 throw CourierError.serverTrustEvaluationFailed(
@@ -187,13 +190,17 @@ final class ServerTrustClients: Sendable {
 
     /// `base` (the transport's own TLS configuration) with `policy`'s checks, roots and client
     /// certificate: what the policy does not set stays as the transport's configuration has it.
-    static func tlsConfiguration(for policy: ServerTrustPolicy, base: TLSConfiguration) throws(CourierError)
+    static func tlsConfiguration(
+        for policy: ServerTrustPolicy,
+        base: TLSConfiguration
+    ) throws(CourierError)
         -> TLSConfiguration
     {
         var tls = base
         let checks = policy.handshakeChecks
         tls.certificateVerification =
-            !checks.validatesCertificateChain ? .none : checks.validatesHost ? .fullVerification : .noHostnameVerification
+            !checks.validatesCertificateChain
+            ? .none : checks.validatesHost ? .fullVerification : .noHostnameVerification
         if checks.trustsOnlyAdditionalRoots {
             tls.trustRoots = .certificates(try checks.additionalTrustRoots.map(Self.nioCertificate))
             tls.additionalTrustRoots = []
@@ -229,7 +236,9 @@ final class ServerTrustClients: Sendable {
         do {
             return try NIOSSLCertificate(bytes: certificate.derEncoded, format: .der)
         } catch {
-            throw .invalidCertificate(reason: "a certificate (\(certificate.publicKeyPin)) is not one the TLS stack reads")
+            throw .invalidCertificate(
+                reason: "a certificate (\(certificate.publicKeyPin)) is not one the TLS stack reads"
+            )
         }
     }
 }

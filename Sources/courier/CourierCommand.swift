@@ -146,11 +146,16 @@ struct CourierCommand: AsyncParsableCommand {
     var offline = false
 
     @Option(
-        help: ArgumentHelp("Trust only the CA certificates in FILE (PEM or DER), as curl's --cacert.", valueName: "file")
+        help: ArgumentHelp(
+            "Trust only the CA certificates in FILE (PEM or DER), as curl's --cacert.",
+            valueName: "file"
+        )
     )
     var cacert: String?
 
-    @Option(help: ArgumentHelp("Show the client certificate in FILE (PEM or DER) to servers that ask.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Show the client certificate in FILE (PEM or DER) to servers that ask.", valueName: "file")
+    )
     var cert: String?
 
     @Option(help: ArgumentHelp("The private key of --cert, if not in its file.", valueName: "file"))
@@ -166,7 +171,8 @@ struct CourierCommand: AsyncParsableCommand {
 
     @Flag(
         name: [.customLong("insecure"), .customShort("k")],
-        help: "Do not check the server's certificate (development only: anyone on the path can read and change the exchange)."
+        help:
+            "Do not check the server's certificate (development only: anyone on the path can read and change the exchange)."
     )
     var insecure = false
 

@@ -22,7 +22,9 @@ struct TrustOptions: Sendable {
     ) throws -> TrustOptions {
         var options = TrustOptions(isInsecure: insecure)
         if let caCertificateFile {
-            options.trustRoots = .only(try TLSCertificate.certificates(contentsOf: URL(fileURLWithPath: caCertificateFile)))
+            options.trustRoots = .only(
+                try TLSCertificate.certificates(contentsOf: URL(fileURLWithPath: caCertificateFile))
+            )
         }
         if let certificateFile {
             options.clientCertificate = try ClientCertificate(
@@ -36,10 +38,17 @@ struct TrustOptions: Sendable {
         // pin meant for one host never fits another's key).
         if let pinList {
             options.manager = ServerTrustManager(evaluators: [
-                host: PublicKeysTrustEvaluator(pins: pinList, performDefaultValidation: !insecure, validateHost: !insecure)
+                host: PublicKeysTrustEvaluator(
+                    pins: pinList,
+                    performDefaultValidation: !insecure,
+                    validateHost: !insecure
+                )
             ])
         } else if insecure {
-            options.manager = ServerTrustManager(allHostsMustBeEvaluated: false, evaluators: [host: DisabledTrustEvaluator()])
+            options.manager = ServerTrustManager(
+                allHostsMustBeEvaluated: false,
+                evaluators: [host: DisabledTrustEvaluator()]
+            )
         }
         return options
     }
@@ -51,7 +60,9 @@ struct TrustOptions: Sendable {
         return try pins.map { pin in
             let base64 = pin.dropFirst("sha256//".count)
             guard pin.hasPrefix("sha256//"), let digest = Data(base64Encoded: String(base64)), digest.count == 32 else {
-                throw TrustOptionError("--pinnedpubkey takes sha256// then the base64 SHA-256 of a public key, not \"\(pin)\"")
+                throw TrustOptionError(
+                    "--pinnedpubkey takes sha256// then the base64 SHA-256 of a public key, not \"\(pin)\""
+                )
             }
             return String(base64)
         }

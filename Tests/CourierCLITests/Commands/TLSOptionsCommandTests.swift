@@ -17,7 +17,9 @@ import Testing
         let authority = try TestCertificateAuthority()
         let server = try authority.issue()
         let client = try authority.issueClientCertificate()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-tls-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ca = try Self.write(authority.certificatePEM, named: "ca.pem", in: directory)
@@ -33,11 +35,14 @@ import Testing
         )
         try await TestServer.withRunningServer(configuration: TestServer.Configuration { $0.tls = tls }) { server in
             let url = server.url("/get").absoluteString
-            let trusted = try await CourierRun.run(["--check-status", "--cacert", ca, "--cert", cert, "--key", key, url])
+            let trusted = try await CourierRun.run([
+                "--check-status", "--cacert", ca, "--cert", cert, "--key", key, url,
+            ])
             #expect(trusted.status == 0, "\(trusted.errorOutput)")
 
             let pinned = try await CourierRun.run([
-                "--check-status", "--cacert", ca, "--cert", cert, "--key", key, "--pinnedpubkey", "\(otherPin);\(pin)", url,
+                "--check-status", "--cacert", ca, "--cert", cert, "--key", key, "--pinnedpubkey", "\(otherPin);\(pin)",
+                url,
             ])
             #expect(pinned.status == 0, "\(pinned.errorOutput)")
 
@@ -59,7 +64,9 @@ import Testing
         let badPin = try await CourierRun.run(["--pinnedpubkey", "md5//abc", "https://127.0.0.1:1/"])
         #expect(badPin.status == 2)
         #expect(badPin.errorOutput.contains("--pinnedpubkey takes sha256//"))
-        let missing = try await CourierRun.run(["--cacert", directory.appendingPathComponent("none.pem").path, "https://127.0.0.1:1/"])
+        let missing = try await CourierRun.run([
+            "--cacert", directory.appendingPathComponent("none.pem").path, "https://127.0.0.1:1/",
+        ])
         #expect(missing.status == 2)
         #expect(missing.errorOutput.contains("none.pem could not be read"), "\(missing.errorOutput)")
     }

@@ -20,7 +20,12 @@ import FoundationNetworking
         let server: TestCertificateAuthority.Issued
         let serverCertificate: TLSCertificate
 
-        init(authority: TestCertificateAuthority? = nil, validity: ClosedRange<Date>? = nil, names: [String] = ["localhost"], ipAddresses: [String] = ["127.0.0.1"]) throws {
+        init(
+            authority: TestCertificateAuthority? = nil,
+            validity: ClosedRange<Date>? = nil,
+            names: [String] = ["localhost"],
+            ipAddresses: [String] = ["127.0.0.1"]
+        ) throws {
             let authority = try authority ?? TestCertificateAuthority()
             self.authority = authority
             root = try TLSCertificate(pemEncoded: authority.certificatePEM)
@@ -249,7 +254,10 @@ import FoundationNetworking
             }
             let without = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
             if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
-                let reason = try await Self.trustFailure(of: withCertificate.request(server.url("/get")), server: server)
+                let reason = try await Self.trustFailure(
+                    of: withCertificate.request(server.url("/get")),
+                    server: server
+                )
                 _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
             } else {
                 let response = await withCertificate.request(server.url("/get")).validate().serializingData().response
@@ -305,7 +313,9 @@ import FoundationNetworking
             let path = "/redirect-to?url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
             let unlisted = TransportKind.asyncHTTPClient.makeSession {
                 $0.trustRoots = .only([fixture.root])
-                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": PublicKeysTrustEvaluator(pins: [pin])])
+                $0.serverTrustManager = ServerTrustManager(evaluators: [
+                    "127.0.0.1": PublicKeysTrustEvaluator(pins: [pin])
+                ])
             }
             let error = try #require(await failure(of: unlisted.request(server.url(path))))
             guard case .noRequiredEvaluator(let host) = error.serverTrustFailureReason else {
@@ -380,7 +390,10 @@ import FoundationNetworking
             let session = TransportKind.asyncHTTPClient.makeSession {
                 $0.serverTrustManager = ServerTrustManager(evaluators: [
                     "127.0.0.1": CompositeTrustEvaluator(evaluators: [
-                        PinnedCertificatesTrustEvaluator(certificates: [fixture.root], acceptSelfSignedCertificates: true),
+                        PinnedCertificatesTrustEvaluator(
+                            certificates: [fixture.root],
+                            acceptSelfSignedCertificates: true
+                        ),
                         PinnedCertificatesTrustEvaluator(certificates: [other], acceptSelfSignedCertificates: true),
                     ])
                 ])

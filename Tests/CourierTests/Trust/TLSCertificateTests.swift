@@ -55,7 +55,9 @@ import X509
     @Test func truncatedCertificatesAreRefusedAtEveryLength() throws {
         let certificate = try TLSCertificate(pemEncoded: TestCertificateAuthority().certificatePEM)
         for length in 0..<certificate.derEncoded.count {
-            #expect(throws: CourierError.self) { try TLSCertificate(derEncoded: Array(certificate.derEncoded.prefix(length))) }
+            #expect(throws: CourierError.self) {
+                try TLSCertificate(derEncoded: Array(certificate.derEncoded.prefix(length)))
+            }
         }
     }
 

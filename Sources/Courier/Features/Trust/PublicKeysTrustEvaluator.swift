@@ -55,7 +55,10 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The default checks, unless turned off.
     public var handshakeChecks: HandshakeChecks {
         // As in Alamofire, checking the host evaluates the chain too.
-        HandshakeChecks(validatesCertificateChain: performDefaultValidation || validateHost, validatesHost: validateHost)
+        HandshakeChecks(
+            validatesCertificateChain: performDefaultValidation || validateHost,
+            validatesHost: validateHost
+        )
     }
 
     /// Throws ``CourierError/ServerTrustFailureReason/publicKeyPinningFailed(host:seen:)`` unless a
@@ -63,7 +66,9 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: ServerTrust) throws {
         let seen = trust.certificates.map(\.publicKeyPin)
         guard seen.contains(where: { pins.contains(String($0.dropFirst("sha256//".count))) }) else {
-            throw CourierError.serverTrustEvaluationFailed(reason: .publicKeyPinningFailed(host: trust.host, seen: seen))
+            throw CourierError.serverTrustEvaluationFailed(
+                reason: .publicKeyPinningFailed(host: trust.host, seen: seen)
+            )
         }
     }
 }

@@ -36,13 +36,21 @@ struct ServerTrustTransport: Transport {
     }
 
     /// Whether a session with these settings needs the wrapper at all.
-    static func isNeeded(manager: ServerTrustManager?, trustRoots: TrustRoots, clientCertificate: ClientCertificate?)
+    static func isNeeded(
+        manager: ServerTrustManager?,
+        trustRoots: TrustRoots,
+        clientCertificate: ClientCertificate?
+    )
         -> Bool
     {
         manager != nil || trustRoots != .system || clientCertificate != nil
     }
 
-    func makeTask(for request: URLRequest, body: RequestBody?, eventHandler: any TransportEventHandler)
+    func makeTask(
+        for request: URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    )
         -> any TransportTask
     {
         guard let head = RequestHead(request) else {
@@ -51,7 +59,11 @@ struct ServerTrustTransport: Transport {
         return makeTask(for: head, body: body, eventHandler: eventHandler)
     }
 
-    func makeTask(for head: RequestHead, body: RequestBody?, eventHandler: any TransportEventHandler)
+    func makeTask(
+        for head: RequestHead,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    )
         -> any TransportTask
     {
         var head = head
@@ -96,7 +108,6 @@ struct ServerTrustTransport: Transport {
     func invalidate() async {
         await base.invalidate()
     }
-
 
     private func policy(forHost host: String) throws(CourierError) -> ServerTrustPolicy {
         if let policy = policies.withLock({ $0[host] }) { return policy }

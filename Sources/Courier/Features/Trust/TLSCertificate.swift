@@ -58,7 +58,9 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         }
         let certificates = try blocks.filter { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" }
             .map { block throws(CourierError) in try TLSCertificate(derEncoded: block.bytes) }
-        guard !certificates.isEmpty else { throw .invalidCertificate(reason: "the PEM text holds no CERTIFICATE block") }
+        guard !certificates.isEmpty else {
+            throw .invalidCertificate(reason: "the PEM text holds no CERTIFICATE block")
+        }
         return certificates
     }
 
