@@ -53,8 +53,11 @@ let package = Package(
             dependencies: [
                 "Courier",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // Already in AsyncHTTPClient's graph; named here to map TLS failures to URLError codes.
+                // Already in AsyncHTTPClient's graph; named here to map TLS failures to URLError codes,
+                // and to read a refused certificate again (`CertificateDiagnosis`).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Body pieces reach Courier as Data sharing the ByteBuffer's storage, not a copy of it.
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // Already in AsyncHTTPClient's graph; named here to map decompression failures.

@@ -58,6 +58,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         /// Whether the task is counted in flight by the transport's ``EventLoopSteering``: from
         /// its start to its completion.
         var isCountedInFlight = false
+        /// Whether a refused certificate is being looked at again (see `CertificateDiagnosis`).
+        var isDiagnosing = false
     }
 
     private let client: HTTPClient
@@ -258,9 +260,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         // AsyncHTTPClient fails some tasks without telling the delegate (a request it cannot
         // build, a client shut down): without this the attempt never ends. `complete(with:)` runs
         // once, so a failure the delegate did report wins.
-        task.futureResult.whenFailure { [self] error in
-            complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
-        }
+        task.futureResult.whenFailure { [self] error in fail(with: error) }
         let cancelledMeanwhile = state.withLockedValue { state -> Bool in
             guard case .running = state.phase, !state.isCancelling else { return true }
             state.phase = .running(task)
@@ -400,9 +400,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
 
         func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-            owner.complete(
-                with: AsyncHTTPClientTransportTask.urlError(for: error, trustPolicy: owner.head?.serverTrustPolicy)
-            )
+            owner.fail(with: error)
         }
 
         func didFinishRequest(task: HTTPClient.Task<Void>) throws {
@@ -490,6 +488,29 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             let promise = eventLoop.makePromise(of: Void.self)
             state.pendingDemand = promise
             return promise.futureResult
+        }
+    }
+
+    /// Completes with `error` as a `URLError`. A chain refused under the session's trust settings
+    /// is looked at again first (`CertificateDiagnosis`), once, to say why.
+    fileprivate func fail(with error: any Error) {
+        guard let head, let policy = head.serverTrustPolicy, CertificateDiagnosis.applies(to: error) else {
+            complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
+            return
+        }
+        let starts = state.withLockedValue { state -> Bool in
+            guard case .running = state.phase, !state.isDiagnosing else { return false }
+            state.isDiagnosing = true
+            return true
+        }
+        guard starts else { return }
+        CertificateDiagnosis.problem(with: head.url, on: client.eventLoopGroup.any()).whenSuccess { [self] problem in
+            complete(
+                with: Self.carrying(
+                    .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),
+                    as: .serverCertificateUntrusted
+                )
+            )
         }
     }
 

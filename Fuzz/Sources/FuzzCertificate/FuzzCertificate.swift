@@ -37,6 +37,10 @@ public func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         fuzzCheck(info.first == DERReader.sequenceTag, "a key that is not a SEQUENCE")
         let certificate = try? TLSCertificate(derEncoded: bytes)
         fuzzCheck(certificate != nil, "a certificate shape found but refused")
+        if let validity = certificate?.validity {
+            fuzzCheck(validity.lowerBound.timeIntervalSince1970 > -62_135_596_800, "a date before year 1")
+        }
+        _ = certificate?.isSelfIssued
     }
     var reader = DERReader(bytes[...])
     var elements = 0

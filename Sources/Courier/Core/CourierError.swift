@@ -107,7 +107,8 @@ public struct CourierError: Error, Sendable {
         /// the keys it showed.
         case publicKeyPinningFailed(host: String, seen: [String])
         /// The handshake refused the server's certificate under the session's trust settings;
-        /// `problem` is the TLS stack's word for why (expired, another host's, an unknown root).
+        /// `problem` says why: expired (and when), not valid yet, another host's, self-signed, or
+        /// leading to a root the session does not trust.
         case certificateRejected(host: String, problem: String)
         /// The server refused the handshake over the client certificate: none was given, or it
         /// does not trust the one that was.

@@ -122,7 +122,7 @@ import FoundationNetworking
         let now = Date()
         let expired = try Fixture(authority: authority, validity: (now - 20 * 86_400)...(now - 10 * 86_400))
         let otherHost = try Fixture(authority: authority, names: ["other.example"], ipAddresses: [])
-        for (fixture, expectation) in [(expired, "dates"), (otherHost, "another host")] {
+        for (fixture, expectation) in [(expired, "expired on"), (otherHost, "another host")] {
             try await Self.withServer(fixture.tls()) { server in
                 let session = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
                 let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)

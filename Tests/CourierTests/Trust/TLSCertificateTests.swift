@@ -25,6 +25,23 @@ import X509
         #expect(try TLSCertificate(derEncoded: certificate.derEncoded) == certificate)
     }
 
+    @Test func datesAndSelfIssuanceAreReadAsSwiftCertificatesReadsThem() throws {
+        let authority = try TestCertificateAuthority()
+        let now = Date()
+        // Past 2049 too, where UTCTime gives way to GeneralizedTime.
+        let ranges = [(now - 20 * 86_400)...(now - 10 * 86_400), (now + 86_400)...(now + 30 * 365 * 86_400)]
+        for range in ranges {
+            let issued = try authority.issue(validity: range)
+            let certificate = try TLSCertificate(pemEncoded: issued.certificatePEM)
+            let parsed = try X509.Certificate(pemEncoded: issued.certificatePEM)
+            let validity = try #require(certificate.validity)
+            #expect(validity.lowerBound == parsed.notValidBefore)
+            #expect(validity.upperBound == parsed.notValidAfter)
+            #expect(!certificate.isSelfIssued)
+        }
+        #expect(try TLSCertificate(pemEncoded: authority.certificatePEM).isSelfIssued)
+    }
+
     @Test func aChainIsReadInOrderAndOtherBlocksAreSkipped() throws {
         let root = try TestCertificateAuthority()
         let intermediate = try root.intermediate()

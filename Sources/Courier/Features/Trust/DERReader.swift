@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the few DER (X.690) structures Courier needs from a certificate: the TLV elements of a
 /// `SEQUENCE`, without decoding what they hold.
 ///
@@ -53,9 +55,16 @@ struct DERReader {
 }
 
 extension DERReader {
-    /// The DER encoding of a certificate's `subjectPublicKeyInfo` (RFC 5280 §4.1), or `nil` when
-    /// `certificate` is not a certificate: what a public-key pin hashes.
-    static func subjectPublicKeyInfo(ofCertificate certificate: [UInt8]) -> ArraySlice<UInt8>? {
+    /// The fields of a certificate's `tbsCertificate` (RFC 5280 §4.1) that Courier reads.
+    struct CertificateFields {
+        let issuer: Element
+        let validity: Element
+        let subject: Element
+        let subjectPublicKeyInfo: Element
+    }
+
+    /// The fields of `certificate`, or `nil` when it is not a certificate.
+    static func fields(ofCertificate certificate: [UInt8]) -> CertificateFields? {
         var outer = DERReader(certificate[...])
         guard let certificateElement = outer.next(), certificateElement.tag == sequenceTag, outer.isAtEnd else {
             return nil
@@ -71,10 +80,66 @@ extension DERReader {
             element = serial
         }
         guard element.tag == 0x02 else { return nil }
-        for _ in 0..<4 {
+        var sequences: [Element] = []
+        for _ in 0..<5 {
             guard let field = tbsFields.next(), field.tag == sequenceTag else { return nil }
+            sequences.append(field)
         }
-        guard let publicKeyInfo = tbsFields.next(), publicKeyInfo.tag == sequenceTag else { return nil }
-        return publicKeyInfo.encoded
+        return CertificateFields(
+            issuer: sequences[1],
+            validity: sequences[2],
+            subject: sequences[3],
+            subjectPublicKeyInfo: sequences[4]
+        )
+    }
+
+    /// The DER encoding of a certificate's `subjectPublicKeyInfo`, or `nil` when `certificate`
+    /// is not a certificate: what a public-key pin hashes.
+    static func subjectPublicKeyInfo(ofCertificate certificate: [UInt8]) -> ArraySlice<UInt8>? {
+        fields(ofCertificate: certificate)?.subjectPublicKeyInfo.encoded
+    }
+
+    /// The two dates of a `Validity` (`notBefore`, `notAfter`), each a `UTCTime` or
+    /// `GeneralizedTime` in its DER form (`YYMMDDHHMMSSZ`, `YYYYMMDDHHMMSSZ`); `nil` if malformed.
+    static func dates(ofValidity validity: Element) -> (notBefore: Date, notAfter: Date)? {
+        var reader = DERReader(validity.content)
+        guard let first = reader.next(), let second = reader.next(),
+            let notBefore = date(first), let notAfter = date(second)
+        else { return nil }
+        return (notBefore, notAfter)
+    }
+
+    private static func date(_ element: Element) -> Date? {
+        let digits = element.content.dropLast()
+        guard element.content.last == UInt8(ascii: "Z"), digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        let numbers = digits.map { Int($0 - 0x30) }
+        func number(_ offset: Int, _ count: Int) -> Int {
+            numbers[offset..<offset + count].reduce(0) { $0 * 10 + $1 }
+        }
+        var components = DateComponents()
+        switch (element.tag, numbers.count) {
+        case (0x17, 12):  // UTCTime: 50–99 are 1950–1999 (RFC 5280 §4.1.2.5.1).
+            let year = number(0, 2)
+            components.year = year >= 50 ? 1900 + year : 2000 + year
+        case (0x18, 14):
+            components.year = number(0, 4)
+        default:
+            return nil
+        }
+        let rest = numbers.count - 10
+        guard (1...12).contains(number(rest, 2)), (1...31).contains(number(rest + 2, 2)), number(rest + 4, 2) < 24,
+            number(rest + 6, 2) < 60, number(rest + 8, 2) < 61
+        else { return nil }
+        components.month = number(rest, 2)
+        components.day = number(rest + 2, 2)
+        components.hour = number(rest + 4, 2)
+        components.minute = number(rest + 6, 2)
+        components.second = number(rest + 8, 2)
+        components.timeZone = TimeZone(identifier: "UTC")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(from: components)
     }
 }

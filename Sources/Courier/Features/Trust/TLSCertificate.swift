@@ -98,6 +98,20 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         return "sha256//" + Data(hasher.finalize()).base64EncodedString()
     }
 
+    /// The dates the certificate is valid between, as it states them; `nil` if they cannot be read.
+    public var validity: ClosedRange<Date>? {
+        guard let fields = DERReader.fields(ofCertificate: derEncoded),
+            let dates = DERReader.dates(ofValidity: fields.validity), dates.notBefore <= dates.notAfter
+        else { return nil }
+        return dates.notBefore...dates.notAfter
+    }
+
+    /// Whether the certificate names itself as its issuer (a root CA's, or a self-signed server's).
+    public var isSelfIssued: Bool {
+        guard let fields = DERReader.fields(ofCertificate: derEncoded) else { return false }
+        return fields.issuer.encoded.elementsEqual(fields.subject.encoded)
+    }
+
     /// The PEM encoding: one `CERTIFICATE` block with 64-character lines.
     public var pemEncoded: String {
         let base64 = Data(derEncoded).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
