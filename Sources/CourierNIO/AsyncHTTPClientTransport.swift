@@ -32,6 +32,8 @@ public final class AsyncHTTPClientTransport: Transport {
     private let steering: EventLoopSteering
     /// What each session's trust settings need (see ``ServerTrustClients``).
     private let trustClients: ServerTrustClients
+    /// Explains refused chains, when the transport's connections go straight to the server.
+    private let diagnoses: CertificateDiagnosis.Cache?
 
     /// A transport over a process-wide client made with ``defaultConfiguration()`` (never shut
     /// down): what `Session()` runs on where `CourierNIO` is linked.
@@ -72,14 +74,28 @@ public final class AsyncHTTPClientTransport: Transport {
     /// on clients the transport makes on the same event loops with ``defaultConfiguration()``:
     /// AsyncHTTPClient does not show a client's configuration.
     public convenience init(client: HTTPClient) {
-        self.init(client: client, configuration: Self.defaultConfiguration(), ownsClient: false)
+        self.init(
+            client: client,
+            configuration: Self.defaultConfiguration(),
+            ownsClient: false,
+            knowsConfiguration: false
+        )
     }
 
-    private init(client: HTTPClient, configuration: HTTPClient.Configuration, ownsClient: Bool) {
+    private init(
+        client: HTTPClient,
+        configuration: HTTPClient.Configuration,
+        ownsClient: Bool,
+        knowsConfiguration: Bool = true
+    ) {
         self.client = client
         self.ownsClient = ownsClient
         steering = EventLoopSteering(group: client.eventLoopGroup)
         trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
+        // A second connection made some other way than the client's (past its proxy or DNS
+        // override) could leak where the request went, or read another server's certificate.
+        let goesStraight = knowsConfiguration && configuration.proxy == nil && configuration.dnsOverride.isEmpty
+        diagnoses = goesStraight ? CertificateDiagnosis.Cache(eventLoopGroup: client.eventLoopGroup) : nil
     }
 
     deinit {
@@ -171,7 +187,8 @@ public final class AsyncHTTPClientTransport: Transport {
             eventHandler: eventHandler,
             isInvalidated: isInvalidated,
             steering: steering,
-            tlsConfiguration: tlsConfiguration
+            tlsConfiguration: tlsConfiguration,
+            diagnoses: tlsConfiguration == nil ? nil : diagnoses
         )
     }
 

@@ -80,6 +80,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private let failure: CourierError?
     /// The session's trust settings for this host, when it has any (see `ServerTrustClients`).
     private let tlsConfiguration: TLSConfiguration?
+    /// Where a refused chain is looked at again to say why; `nil` when it must not be (the
+    /// transport's connections go through a proxy or a DNS override, or are not known).
+    private let diagnoses: CertificateDiagnosis.Cache?
     /// The request's `timeoutInterval`: the longest the attempt may go without sending or
     /// receiving a byte, as URLSession reads it (and a read timeout in a client passed in applies too).
     private let idleTimeout: TimeAmount?
@@ -92,10 +95,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         isInvalidated: Bool,
         steering: EventLoopSteering,
         tlsConfiguration: TLSConfiguration? = nil,
+        diagnoses: CertificateDiagnosis.Cache? = nil,
         failure: CourierError? = nil
     ) {
         self.client = client
         self.tlsConfiguration = tlsConfiguration
+        self.diagnoses = diagnoses
         self.failure = failure
         self.steering = steering
         self.head = head
@@ -171,6 +176,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             case .running(let task):
                 state.isCancelling = true
                 defer { state.pendingDemand = nil }
+                // AsyncHTTPClient's task has failed already: nothing there to cancel.
+                if state.isDiagnosing { return .cancelTask(nil, nil) }
                 return .cancelTask(task, state.pendingDemand)
             case .completed:
                 return .none
@@ -292,6 +299,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         let now = NIODeadline.now()
         let action = state.withLockedValue { state -> Action in
             guard case .running(let task) = state.phase, !state.isCancelling else { return .none }
+            // The exchange has failed; only the diagnosis's own bound applies now.
+            if state.isDiagnosing { return .none }
             if state.isSuspended { return .checkAgain(at: now + idleTimeout) }
             let deadline = state.lastActivity + idleTimeout
             guard deadline <= now else {
@@ -494,17 +503,28 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// Completes with `error` as a `URLError`. A chain refused under the session's trust settings
     /// is looked at again first (`CertificateDiagnosis`), once, to say why.
     fileprivate func fail(with error: any Error) {
-        guard let head, let policy = head.serverTrustPolicy, CertificateDiagnosis.applies(to: error) else {
+        guard let head, let policy = head.serverTrustPolicy, let diagnoses, CertificateDiagnosis.applies(to: error)
+        else {
             complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
             return
         }
-        let starts = state.withLockedValue { state -> Bool in
-            guard case .running = state.phase, !state.isDiagnosing else { return false }
+        enum Next { case diagnose, wait, complete }
+        // AsyncHTTPClient reports a failure twice (to the delegate and through the task's
+        // future): the second finds the diagnosis under way and leaves the completion to it.
+        let next = state.withLockedValue { state -> Next in
+            guard case .running = state.phase, !state.isCancelling else { return .complete }
+            if state.isDiagnosing { return .wait }
             state.isDiagnosing = true
-            return true
+            return .diagnose
         }
-        guard starts else { return }
-        CertificateDiagnosis.problem(with: head.url, on: client.eventLoopGroup.any()).whenSuccess { [self] problem in
+        switch next {
+        case .wait: return
+        case .complete:
+            complete(with: Self.urlError(for: error, trustPolicy: policy))
+            return
+        case .diagnose: break
+        }
+        diagnoses.problem(host: policy.host, port: head.url.port ?? 443).whenSuccess { [self] problem in
             complete(
                 with: Self.carrying(
                     .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),

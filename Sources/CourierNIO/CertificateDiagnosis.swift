@@ -1,5 +1,6 @@
 @_spi(CourierTransport) import Courier
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -8,15 +9,18 @@ import NIOTLS
 /// Why a server's certificate was refused, in words a person can act on: BoringSSL reports every
 /// refusal of a chain as one `CERTIFICATE_VERIFY_FAILED`, without saying whether the certificate
 /// expired or its root is unknown. Under a session's trust settings, the transport then opens one
-/// more connection to the server, completes a handshake that checks nothing, reads the
-/// certificate, closes, and says what is wrong with it. Nothing is sent on that connection.
+/// more connection to the server (only when its own connections go straight there: no proxy, no
+/// DNS override), completes a handshake that checks nothing, reads the certificate, closes, and
+/// says what is wrong with it. Nothing is sent on that connection.
 ///
 /// What the server shows the second time only shapes the message; the request has already failed.
 enum CertificateDiagnosis {
     /// The longest the extra connection may take before the request fails with the general reason.
     static let timeout = TimeAmount.seconds(5)
-    /// The reason when the certificate could not be looked at again.
-    static let generalProblem = "its chain does not lead to a root the session trusts, or a certificate in it is out of its dates"
+    /// The reason when nothing more precise can be said.
+    static let generalProblem =
+        "its chain does not lead to a root the session trusts, or a certificate in it is not acceptable "
+        + "(out of its dates, or a key usage or signature BoringSSL refuses)"
 
     /// Whether `error` is a refused chain, which this can say more about (a certificate for
     /// another host is reported as such already).
@@ -25,10 +29,49 @@ enum CertificateDiagnosis {
         return "\(failure)".contains("CERTIFICATE_VERIFY_FAILED")
     }
 
-    /// What is wrong with the certificate the server at `url` shows, or ``generalProblem``.
-    static func problem(with url: URL, on eventLoop: any EventLoop, now: Date = Date()) -> EventLoopFuture<String> {
-        let host = url.host ?? ""
-        let port = url.port ?? 443
+    /// One diagnosis per server at a time, its answer kept for a few seconds: every request queued
+    /// on a refused connection fails at once with the same error, and each would otherwise open a
+    /// connection of its own.
+    final class Cache: Sendable {
+        private struct Entry {
+            let problem: EventLoopFuture<String>
+            let madeAt: NIODeadline
+        }
+
+        private static let lifetime = TimeAmount.seconds(10)
+        private static let maximumEntries = 64
+        private let eventLoopGroup: any EventLoopGroup
+        private let entries = NIOLockedValueBox([String: Entry]())
+
+        init(eventLoopGroup: any EventLoopGroup) {
+            self.eventLoopGroup = eventLoopGroup
+        }
+
+        /// What is wrong with the certificate of the server at `host` (normalised: no brackets)
+        /// and `port`; ``generalProblem`` when it cannot be read.
+        func problem(host: String, port: Int) -> EventLoopFuture<String> {
+            let key = "\(host) \(port)"
+            let now = NIODeadline.now()
+            let eventLoop = eventLoopGroup.any()
+            return entries.withLockedValue { entries in
+                if let entry = entries[key], now - entry.madeAt < Self.lifetime { return entry.problem }
+                entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
+                let problem = CertificateDiagnosis.problem(host: host, port: port, on: eventLoop)
+                if entries.count < Self.maximumEntries { entries[key] = Entry(problem: problem, madeAt: now) }
+                return problem
+            }
+        }
+    }
+
+    /// What is wrong with the certificate the server at `host`:`port` shows, or ``generalProblem``.
+    static func problem(
+        host: String,
+        port: Int,
+        on eventLoop: any EventLoop,
+        now: Date = Date()
+    )
+        -> EventLoopFuture<String>
+    {
         let context: NIOSSLContext
         do {
             var configuration = TLSConfiguration.makeClientConfiguration()
@@ -37,33 +80,45 @@ enum CertificateDiagnosis {
         } catch {
             return eventLoop.makeSucceededFuture(generalProblem)
         }
+        guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
+            return eventLoop.makeSucceededFuture(generalProblem)
+        }
         // An IP address is no server name to send (RFC 6066).
         let serverName = isIPAddress(host) ? nil : host
-        let handshake = eventLoop.makePromise(of: Void.self)
-        let connection = ClientBootstrap(group: eventLoop)
+        let connection =
+            bootstrap
             .connectTimeout(timeout)
             .channelInitializer { channel in
+                // Every channel Happy Eyeballs tries gets its own watcher; only the winner's counts.
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         NIOSSLClientHandler(context: context, serverHostname: serverName)
                     )
-                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake))
+                    try channel.pipeline.syncOperations.addHandler(
+                        HandshakeWatcher(promise: channel.eventLoop.makePromise())
+                    )
                 }
             }
             .connect(host: host, port: port)
-        let deadline = eventLoop.scheduleTask(in: timeout) { handshake.fail(ChannelError.connectTimeout(timeout)) }
-        connection.whenFailure { handshake.fail($0) }
-        return handshake.futureResult.flatMap {
-            connection.flatMap { $0.nioSSL_peerCertificate() }
-        }.map { certificate -> String in
-            guard let bytes = try? certificate?.toDERBytes(), let shown = try? TLSCertificate(derEncoded: bytes) else {
-                return generalProblem
+        let certificate = connection.flatMap { channel in
+            channel.pipeline.handler(type: HandshakeWatcher.self).flatMap { watcher in
+                watcher.promise.futureResult.flatMap { channel.nioSSL_peerCertificate() }
             }
-            return describe(shown, now: now)
-        }.recover { _ in generalProblem }.always { _ in
+        }
+        let answer = eventLoop.makePromise(of: String.self)
+        let deadline = eventLoop.scheduleTask(in: timeout) { answer.succeed(generalProblem) }
+        certificate.whenComplete { result in
+            let shown = (try? result.get())
+                .flatMap { $0 }
+                .flatMap { try? $0.toDERBytes() }
+                .flatMap { try? TLSCertificate(derEncoded: $0) }
+            answer.succeed(shown.map { describe($0, now: now) } ?? generalProblem)
+        }
+        answer.futureResult.whenComplete { _ in
             deadline.cancel()
             connection.whenSuccess { $0.close(promise: nil) }
         }
+        return answer.futureResult
     }
 
     private static func isIPAddress(_ host: String) -> Bool {
@@ -76,7 +131,9 @@ enum CertificateDiagnosis {
     static func describe(_ certificate: TLSCertificate, now: Date) -> String {
         let format = ISO8601DateFormatter()
         if let validity = certificate.validity {
-            if validity.upperBound < now { return "its certificate expired on \(format.string(from: validity.upperBound))" }
+            if validity.upperBound < now {
+                return "its certificate expired on \(format.string(from: validity.upperBound))"
+            }
             if validity.lowerBound > now {
                 return "its certificate is not valid before \(format.string(from: validity.lowerBound))"
             }
@@ -84,13 +141,13 @@ enum CertificateDiagnosis {
         if certificate.isSelfIssued {
             return "its certificate is self-signed and not among the roots the session trusts"
         }
-        return "its chain does not lead to a root the session trusts"
+        return generalProblem
     }
 
     /// Completes its promise when the TLS handshake is done, or fails it with the pipeline's error.
     private final class HandshakeWatcher: ChannelInboundHandler, Sendable {
         typealias InboundIn = NIOAny
-        private let promise: EventLoopPromise<Void>
+        let promise: EventLoopPromise<Void>
 
         init(promise: EventLoopPromise<Void>) {
             self.promise = promise

@@ -33,6 +33,8 @@ final class ServerTrustClients: Sendable {
     /// The transport's client configuration: the base of every policy's.
     private let configuration: HTTPClient.Configuration
     private let entries = NIOLockedValueBox([ObjectIdentifier: Entry]())
+    /// Set by ``shutdown()``: no client is made afterwards. Read and written under `entries`' lock.
+    private let isShutDown = NIOLockedValueBox(false)
 
     init(eventLoopGroup: any EventLoopGroup, configuration: HTTPClient.Configuration) {
         self.eventLoopGroup = eventLoopGroup
@@ -57,6 +59,17 @@ final class ServerTrustClients: Sendable {
         }
         let made = makeSettings(for: policy)
         let (settings, isNew) = entries.withLockedValue { entries -> (Result<Settings, CourierError>, Bool) in
+            // Checked under this lock, which `shutdown()` takes to empty the registry: no client
+            // made here outlives a shutdown.
+            if isShutDown.withLockedValue({ $0 }) {
+                return (
+                    .failure(
+                        .serverTrustEvaluationFailed(
+                            reason: .unsupported(host: policy.host, reason: "the transport was invalidated")
+                        )
+                    ), false
+                )
+            }
             if let existing = entries[id], existing.policy === policy { return (existing.settings, false) }
             entries[id] = Entry(policy: policy, settings: made)
             return (made, true)
@@ -74,6 +87,7 @@ final class ServerTrustClients: Sendable {
     /// Shuts down every client made for a policy, for a transport being invalidated.
     func shutdown() async {
         let clients = entries.withLockedValue { entries -> [HTTPClient] in
+            isShutDown.withLockedValue { $0 = true }
             defer { entries.removeAll() }
             return entries.values.compactMap(\.client)
         }

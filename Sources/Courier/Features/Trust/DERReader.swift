@@ -25,7 +25,7 @@ struct DERReader {
     var isAtEnd: Bool { bytes.isEmpty }
 
     /// The next element, or `nil` when the bytes left are not one: a multi-byte tag, an
-    /// indefinite length, a length of more than four bytes, or one past the end.
+    /// indefinite length, a length of more than three bytes, or one past the end.
     mutating func next() -> Element? {
         guard let tag = bytes.first, tag & 0x1F != 0x1F else { return nil }
         var index = bytes.index(after: bytes.startIndex)
@@ -137,9 +137,15 @@ extension DERReader {
         components.hour = number(rest + 4, 2)
         components.minute = number(rest + 6, 2)
         components.second = number(rest + 8, 2)
+        guard let year = components.year, year >= 1 else { return nil }
         components.timeZone = TimeZone(identifier: "UTC")
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar.date(from: components)
+        // The calendar is lenient (February 31 becomes March 3): a date that does not read back
+        // as written is no date.
+        guard let date = calendar.date(from: components) else { return nil }
+        let back = calendar.dateComponents([.year, .month, .day], from: date)
+        guard back.year == year, back.month == components.month, back.day == components.day else { return nil }
+        return date
     }
 }
