@@ -163,21 +163,14 @@ public final class AsyncHTTPClientTransport: Transport {
         var tlsConfiguration: TLSConfiguration?
         let isInvalidated = isInvalidated.withLockedValue { $0 }
         // An invalidated transport's tasks fail at once; no client is made for them.
+        var failure: CourierError?
         if let policy = head?.serverTrustPolicy, !isInvalidated {
             switch trustClients.settings(for: policy) {
             case .success(let settings):
                 tlsConfiguration = settings.tlsConfiguration
                 if let own = settings.client { client = own }
             case .failure(let error):
-                return AsyncHTTPClientTransportTask(
-                    client: client,
-                    head: head,
-                    body: body,
-                    eventHandler: eventHandler,
-                    isInvalidated: isInvalidated,
-                    steering: steering,
-                    failure: error
-                )
+                failure = error
             }
         }
         return AsyncHTTPClientTransportTask(
@@ -188,7 +181,8 @@ public final class AsyncHTTPClientTransport: Transport {
             isInvalidated: isInvalidated,
             steering: steering,
             tlsConfiguration: tlsConfiguration,
-            diagnoses: tlsConfiguration == nil ? nil : diagnoses
+            diagnoses: tlsConfiguration == nil ? nil : diagnoses,
+            failure: failure
         )
     }
 

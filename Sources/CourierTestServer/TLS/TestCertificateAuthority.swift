@@ -37,25 +37,17 @@ public struct TestCertificateAuthority: Sendable {
 
     /// A new root authority named `name`, valid from a day ago for ten years.
     public init(name: String = "Courier Test CA") throws {
-        let key = P256.Signing.PrivateKey()
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let subject = try DistinguishedName { CommonName(name) }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 10 * 365 * 86_400,
-            issuer: subject,
+        let certificate = try Self.sign(
             subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: Certificate.PrivateKey(key)
+            key: key.publicKey,
+            validity: Self.fromYesterday(years: 10),
+            issuer: subject,
+            issuerKey: key,
+            extensions: Self.authorityExtensions(maxPathLength: nil)
         )
-        self.init(certificate: certificate, key: Certificate.PrivateKey(key), chainAbovePEM: "")
+        self.init(certificate: certificate, key: key, chainAbovePEM: "")
     }
 
     private init(certificate: Certificate, key: Certificate.PrivateKey, chainAbovePEM: String) {
@@ -67,29 +59,17 @@ public struct TestCertificateAuthority: Sendable {
 
     /// An intermediate authority signed by this one: its certificates then carry it in their chain.
     public func intermediate(name: String = "Courier Test Intermediate CA") throws -> TestCertificateAuthority {
-        let key = P256.Signing.PrivateKey()
-        let now = Date()
-        let issued = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 5 * 365 * 86_400,
-            issuer: certificate.subject,
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let issued = try Self.sign(
             subject: try DistinguishedName { CommonName(name) },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: self.key
+            key: key.publicKey,
+            validity: Self.fromYesterday(years: 5),
+            issuer: certificate.subject,
+            issuerKey: self.key,
+            extensions: Self.authorityExtensions(maxPathLength: 0)
         )
         let issuedPEM = try issued.serializeAsPEM().pemString + "\n"
-        return TestCertificateAuthority(
-            certificate: issued,
-            key: Certificate.PrivateKey(key),
-            chainAbovePEM: issuedPEM + chainAbovePEM
-        )
+        return TestCertificateAuthority(certificate: issued, key: key, chainAbovePEM: issuedPEM + chainAbovePEM)
     }
 
     /// A server certificate for `names` and `ipAddresses` (IPv4 dotted or IPv6), valid over
@@ -119,30 +99,59 @@ public struct TestCertificateAuthority: Sendable {
         validity: ClosedRange<Date>?
     ) throws -> Issued {
         let key = P256.Signing.PrivateKey()
-        let now = Date()
-        let validity = validity ?? (now - 86_400)...(now + 365 * 86_400)
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: validity.lowerBound,
-            notValidAfter: validity.upperBound,
-            issuer: self.certificate.subject,
+        let certificate = try Self.sign(
             subject: try DistinguishedName { CommonName(commonName) },
-            signatureAlgorithm: .ecdsaWithSHA256,
+            key: Certificate.PublicKey(key.publicKey),
+            validity: validity ?? Self.fromYesterday(years: 1),
+            issuer: self.certificate.subject,
+            issuerKey: self.key,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([usage])
                 if !alternativeNames.isEmpty { SubjectAlternativeNames(alternativeNames) }
-            },
-            issuerPrivateKey: self.key
+            }
         )
         let pem = try certificate.serializeAsPEM().pemString + "\n"
         return Issued(
             certificatePEM: pem,
             chainPEM: pem + chainAbovePEM,
             privateKeyPEM: key.pemRepresentation + "\n"
+        )
+    }
+
+    /// From a day ago (so that clocks a little apart agree) for `years`.
+    private static func fromYesterday(years: Double) -> ClosedRange<Date> {
+        let now = Date()
+        return (now - 86_400)...(now + years * 365 * 86_400)
+    }
+
+    private static func authorityExtensions(maxPathLength: Int?) throws -> Certificate.Extensions {
+        try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: maxPathLength))
+            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+        }
+    }
+
+    private static func sign(
+        subject: DistinguishedName,
+        key: Certificate.PublicKey,
+        validity: ClosedRange<Date>,
+        issuer: DistinguishedName,
+        issuerKey: Certificate.PrivateKey,
+        extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key,
+            notValidBefore: validity.lowerBound,
+            notValidAfter: validity.upperBound,
+            issuer: issuer,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: issuerKey
         )
     }
 

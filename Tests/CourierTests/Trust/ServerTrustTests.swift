@@ -66,6 +66,31 @@ import FoundationNetworking
         return error.serverTrustFailureReason
     }
 
+    /// Expects `session`'s `/get` to succeed (over `protocolName`, if given), or, over URLSession on
+    /// Linux, to fail before connecting because the settings cannot be applied there.
+    private static func expectTrusted(
+        _ session: Session,
+        server: TestServer,
+        transport: TransportKind,
+        over protocolName: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
+            let reason = try await trustFailure(
+                of: session.request(server.url("/get")),
+                server: server,
+                sourceLocation: sourceLocation
+            )
+            _ = isUnsupportedOverFoundationNetworking(reason, transport)
+            return
+        }
+        let response = await session.request(server.url("/get")).validate().serializingData().response
+        #expect(response.error == nil, "\(String(describing: response.error))", sourceLocation: sourceLocation)
+        if let protocolName {
+            #expect(response.metrics?.networkProtocolName == protocolName, sourceLocation: sourceLocation)
+        }
+    }
+
     /// Whether `reason` is URLSession on Linux saying it cannot apply the settings.
     private static func isUnsupportedOverFoundationNetworking(
         _ reason: CourierError.ServerTrustFailureReason?,
@@ -86,14 +111,7 @@ import FoundationNetworking
         let fixture = try Fixture()
         try await Self.withServer(fixture.tls()) { server in
             let session = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
-            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
-                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
-                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
-            } else {
-                let response = await session.request(server.url("/get")).validate().serializingData().response
-                #expect(response.error == nil, "\(String(describing: response.error))")
-                #expect(response.metrics?.networkProtocolName == "h2")
-            }
+            try await Self.expectTrusted(session, server: server, transport: transport, over: "h2")
             // Another CA's roots only: the same server is refused, with the reason.
             let other = try TLSCertificate(pemEncoded: TestCertificateAuthority(name: "Other CA").certificatePEM)
             let strict = transport.makeSession { $0.trustRoots = .systemAnd([other]) }
@@ -209,13 +227,7 @@ import FoundationNetworking
                 }
             }
             await pinnedElsewhere.invalidate()
-            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
-                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
-                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
-            } else {
-                let response = await session.request(server.url("/get")).validate().serializingData().response
-                #expect(response.error == nil, "\(String(describing: response.error))")
-            }
+            try await Self.expectTrusted(session, server: server, transport: transport)
             await session.invalidate()
         }
     }
@@ -253,15 +265,8 @@ import FoundationNetworking
                 $0.clientCertificate = identity
             }
             let without = transport.makeSession { $0.trustRoots = .only([fixture.root]) }
-            if TransportKind.urlSessionIsFoundationNetworking, transport == .urlSession {
-                let reason = try await Self.trustFailure(
-                    of: withCertificate.request(server.url("/get")),
-                    server: server
-                )
-                _ = Self.isUnsupportedOverFoundationNetworking(reason, transport)
-            } else {
-                let response = await withCertificate.request(server.url("/get")).validate().serializingData().response
-                #expect(response.error == nil, "\(String(describing: response.error))")
+            try await Self.expectTrusted(withCertificate, server: server, transport: transport)
+            if !(TransportKind.urlSessionIsFoundationNetworking && transport == .urlSession) {
                 // Under TLS 1.3 the server refuses the client after the client's side of the
                 // handshake is done: the alert can reach AsyncHTTPClient as the connection closing.
                 let error = try #require(await failure(of: without.request(server.url("/get"))))

@@ -13,7 +13,7 @@ import FoundationNetworking
 ///
 /// The session makes it when ``Session/Configuration/httpCache`` is set; requests see no
 /// difference but ``RequestMetrics/responseSource``.
-final class CachingTransport: Transport {
+final class CachingTransport: WrappingTransport {
     let base: any Transport
     let cache: HTTPCache
     /// The mode of a request that chose none: `default`, or what the `URLSessionConfiguration`
@@ -41,19 +41,6 @@ final class CachingTransport: Transport {
         let own = head.effectiveCacheMode
         guard own == .default, HTTPCachePolicy.isCacheableMethod(head.method.rawValue) else { return own }
         return defaultMode
-    }
-
-    func makeTask(
-        for request: URLRequest,
-        body: RequestBody?,
-        eventHandler: any TransportEventHandler
-    )
-        -> any TransportTask
-    {
-        guard let head = RequestHead(request) else {
-            return base.makeTask(for: request, body: body, eventHandler: eventHandler)
-        }
-        return makeTask(for: head, body: body, eventHandler: eventHandler)
     }
 
     func makeTask(
@@ -167,9 +154,5 @@ final class CachingTransport: Transport {
             network: { exchange in base.makeTask(for: conditional, body: body, eventHandler: exchange) }
         )
         refresh.resume()
-    }
-
-    func invalidate() async {
-        await base.invalidate()
     }
 }

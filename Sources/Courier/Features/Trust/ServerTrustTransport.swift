@@ -8,7 +8,7 @@ import FoundationNetworking
 /// every redirect hop's too, and fails at once a request whose host the ``ServerTrustManager``
 /// refuses, or whose policy the network transport cannot apply: a trust setting is never skipped.
 /// It sits outside the session's cache, so a refused host is not answered from the cache either.
-struct ServerTrustTransport: Transport {
+struct ServerTrustTransport: WrappingTransport {
     /// What the heads go to: the cache, or the network transport itself.
     let base: any Transport
     /// The transport that connects, which must apply the policies.
@@ -44,19 +44,6 @@ struct ServerTrustTransport: Transport {
         -> Bool
     {
         manager != nil || trustRoots != .system || clientCertificate != nil
-    }
-
-    func makeTask(
-        for request: URLRequest,
-        body: RequestBody?,
-        eventHandler: any TransportEventHandler
-    )
-        -> any TransportTask
-    {
-        guard let head = RequestHead(request) else {
-            return base.makeTask(for: request, body: body, eventHandler: eventHandler)
-        }
-        return makeTask(for: head, body: body, eventHandler: eventHandler)
     }
 
     func makeTask(
@@ -103,10 +90,6 @@ struct ServerTrustTransport: Transport {
         }
         head.serverTrustPolicy = policy
         return base.makeTask(for: head, body: body, eventHandler: eventHandler)
-    }
-
-    func invalidate() async {
-        await base.invalidate()
     }
 
     private func policy(forHost host: String) throws(CourierError) -> ServerTrustPolicy {
