@@ -56,6 +56,40 @@ import X509
         #expect(!key.description.contains(String(issued.privateKeyPEM.dropFirst(40).prefix(20))))
     }
 
+    @Test func certificatesAndKeysAreReadFromPEMAndDERFiles() throws {
+        let issued = try TestCertificateAuthority().issueClientCertificate()
+        let certificate = try TLSCertificate(pemEncoded: issued.certificatePEM)
+        let key = try TLSPrivateKey(pemEncoded: issued.privateKeyPEM)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-der-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [
+            ("cert.der", Data(certificate.derEncoded)), ("key.der", Data(key.derEncoded)),
+            ("cert.pem", Data(issued.certificatePEM.utf8)),
+            ("both.pem", Data((issued.certificatePEM + issued.privateKeyPEM).utf8)),
+        ]
+        for (name, data) in files { try data.write(to: directory.appendingPathComponent(name)) }
+        let fromDER = try ClientCertificate(
+            certificateFile: directory.appendingPathComponent("cert.der"),
+            privateKeyFile: directory.appendingPathComponent("key.der")
+        )
+        let fromPEM = try ClientCertificate(certificateFile: directory.appendingPathComponent("both.pem"))
+        #expect(fromDER == fromPEM)
+        #expect(fromDER.certificateChain == [certificate])
+        #expect(fromDER.privateKey == key)
+        #expect(!String(describing: fromDER).contains(Data(key.derEncoded).base64EncodedString().prefix(12)))
+        var dumped = ""
+        dump(fromDER, to: &dumped)
+        dump(key, to: &dumped)
+        #expect(!dumped.contains("privateKey"), "\(dumped)")
+        #expect(dumped.components(separatedBy: "derEncoded").count == 2, "only the certificate's bytes: \(dumped)")
+        #expect(throws: CourierError.self) {
+            try ClientCertificate(certificateFile: directory.appendingPathComponent("cert.pem"))
+        }
+    }
+
     @Test(arguments: [
         "", "not pem", "-----BEGIN CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----",
         "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----",
