@@ -219,7 +219,6 @@ extension AsyncHTTPClientTransport: ServerTrustEnforcing {
     /// options that take no client certificate or partial host check, and no SwiftNIO TLS handler
     /// shows the server's certificate.
     public func cannotEnforce(_ policy: ServerTrustPolicy) -> String? {
-        if policy.isDefault { return nil }
         if !(client.eventLoopGroup is MultiThreadedEventLoopGroup) {
             return "trust settings need SwiftNIO's TLS: make the AsyncHTTPClient transport with a "
                 + "MultiThreadedEventLoopGroup (on Apple platforms the default group is Network.framework's)"

@@ -588,7 +588,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             problem = "it names another host"
         } else if let error = error as? NIOSSLError, isCertificateRejection(error) {
-            problem = "its chain does not lead to a root the session trusts, or a certificate in it is out of its dates"
+            problem = CertificateDiagnosis.generalProblem
         } else {
             return urlError(for: error)
         }

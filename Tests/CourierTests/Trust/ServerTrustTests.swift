@@ -388,11 +388,12 @@ import FoundationNetworking
         }
     }
 
-    @Test func evaluatorsWithRootsOfTheirOwnCannotBeCombined() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func evaluatorsWithRootsOfTheirOwnCannotBeCombined(transport: TransportKind) async throws {
         let fixture = try Fixture()
         let other = try TLSCertificate(pemEncoded: TestCertificateAuthority().certificatePEM)
         try await Self.withServer(fixture.tls()) { server in
-            let session = TransportKind.asyncHTTPClient.makeSession {
+            let session = transport.makeSession {
                 $0.serverTrustManager = ServerTrustManager(evaluators: [
                     "127.0.0.1": CompositeTrustEvaluator(evaluators: [
                         PinnedCertificatesTrustEvaluator(
@@ -413,12 +414,13 @@ import FoundationNetworking
         }
     }
 
-    /// A manager that asks for no more than the default checks does not stop URLSession: the
-    /// request goes out, and the system's checks refuse the test CA as ever.
-    @Test func settingsEqualToTheDefaultPassOverURLSession() async throws {
+    /// A manager that asks for no more than the default checks stops no transport (URLSession
+    /// included): the request goes out, and the system's checks refuse the test CA as ever.
+    @Test(arguments: TransportKind.allCases)
+    func settingsEqualToTheDefaultPassOnEveryTransport(transport: TransportKind) async throws {
         let fixture = try Fixture()
         try await Self.withServer(fixture.tls()) { server in
-            let session = TransportKind.urlSession.makeSession {
+            let session = transport.makeSession {
                 $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()])
             }
             let error = try #require(await failure(of: session.request(server.url("/get"))))

@@ -45,8 +45,8 @@ public final class ServerTrustPolicy: Sendable {
     }
 
     /// Whether the policy asks for nothing beyond the system's default checks: no evaluator, the
-    /// standard handshake, the system's roots, no client certificate. A transport that cannot
-    /// apply trust settings can still serve such a policy.
+    /// standard handshake, the system's roots, no client certificate. A session sends such a
+    /// request as one without settings, so no transport is handed such a policy.
     public var isDefault: Bool {
         evaluator == nil && handshakeChecks == .standard && trustRoots == .system && clientCertificate == nil
     }

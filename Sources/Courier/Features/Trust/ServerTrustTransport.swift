@@ -65,6 +65,10 @@ struct ServerTrustTransport: WrappingTransport {
         } catch {
             return Self.failing(with: error, eventHandler: eventHandler)
         }
+        // Nothing beyond the system's checks (a `DefaultTrustEvaluator`, or no entry where not
+        // every host must be evaluated): the request goes as one without settings, the same on
+        // every transport.
+        if policy.isDefault { return base.makeTask(for: head, body: body, eventHandler: eventHandler) }
         if let reason = policy.handshakeChecks.unsatisfiable {
             return Self.failing(
                 with: .serverTrustEvaluationFailed(reason: .unsupported(host: host, reason: reason)),
