@@ -42,25 +42,50 @@ public final class AsyncHTTPClientTransport: Transport {
     /// a refused connection inside its pool until the request's timeout, where Courier reports a
     /// refused connection at once, as URLSession does, for its retry policy to decide.
     public static let shared = AsyncHTTPClientTransport(
-        client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: defaultConfiguration()),
-        configuration: defaultConfiguration(),
+        making: defaultConfiguration(),
+        on: HTTPClient.defaultEventLoopGroup,
         ownsClient: false
     )
 
-    /// Creates a transport that owns a new client made with `configuration`.
+    /// Creates a transport that owns a new client made with `configuration` on
+    /// `eventLoopGroup`.
+    ///
+    /// A transport that makes its client sees the connections the client's pool opens, and
+    /// steers each request to the event loop where an idle connection most likely waits, so the
+    /// request's events need not hop from the connection's loop to another. Over a client passed
+    /// in with ``init(client:)`` it cannot.
     ///
     /// - Parameters:
     ///   - configuration: The client's configuration; ``defaultConfiguration()`` by default. Its
     ///     `redirectConfiguration` is replaced by `.disallow`: Courier follows redirects itself.
+    ///     Connection initializers of your own in it still run, before the transport counts the
+    ///     connection.
+    ///   - eventLoopGroup: The loops the client runs on; AsyncHTTPClient's default group (one
+    ///     loop per core, shared by the process) by default.
     public convenience init(
-        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
+        self.init(making: configuration, on: eventLoopGroup, ownsClient: true)
+    }
+
+    /// A transport over a client it makes with `configuration`, counting the client's
+    /// connections for its ``EventLoopSteering``.
+    private convenience init(
+        making configuration: HTTPClient.Configuration,
+        on eventLoopGroup: any EventLoopGroup,
+        ownsClient: Bool
+    ) {
+        let steering = EventLoopSteering(group: eventLoopGroup, seesConnections: true)
+        var counted = configuration
+        steering.install(in: &counted)
         self.init(
-            client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration),
+            client: HTTPClient(eventLoopGroup: eventLoopGroup, configuration: counted),
             configuration: configuration,
-            ownsClient: true
+            ownsClient: ownsClient,
+            steering: steering
         )
     }
 
@@ -78,19 +103,24 @@ public final class AsyncHTTPClientTransport: Transport {
             client: client,
             configuration: Self.defaultConfiguration(),
             ownsClient: false,
+            steering: EventLoopSteering(group: client.eventLoopGroup, seesConnections: false),
             knowsConfiguration: false
         )
     }
 
+    /// - Parameter configuration: The client's configuration as the caller gave it, without the
+    ///   steering's initializers: trust clients start from it, and their connections are not
+    ///   the client's.
     private init(
         client: HTTPClient,
         configuration: HTTPClient.Configuration,
         ownsClient: Bool,
+        steering: EventLoopSteering,
         knowsConfiguration: Bool = true
     ) {
         self.client = client
         self.ownsClient = ownsClient
-        steering = EventLoopSteering(group: client.eventLoopGroup)
+        self.steering = steering
         trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
         // A second connection made some other way than the client's (past its proxy or DNS
         // override) could leak where the request went, or read another server's certificate.

@@ -55,9 +55,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var networkProtocolName: String?
         /// The loop the request prefers, chosen when the task starts.
         var eventLoopPreference: HTTPClient.EventLoopPreference = .indifferent
-        /// Whether the task is counted in flight by the transport's ``EventLoopSteering``: from
+        /// Where the task is counted in flight by the transport's ``EventLoopSteering``: from
         /// its start to its completion.
-        var isCountedInFlight = false
+        var steeringTicket: EventLoopSteering.Ticket?
         /// Whether a refused certificate is being looked at again (see `CertificateDiagnosis`).
         var isDiagnosing = false
     }
@@ -241,16 +241,16 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
-        let preference = steering.begin()
+        let ticket = steering.begin()
         let isRunning = state.withLockedValue { state -> Bool in
             guard case .running = state.phase else { return false }
-            state.eventLoopPreference = preference
-            state.isCountedInFlight = true
+            state.eventLoopPreference = ticket.preference
+            state.steeringTicket = ticket
             return true
         }
         // Completed meanwhile (cancelled): nothing to send, and `complete(with:)` counted nothing.
         guard isRunning else {
-            steering.end()
+            steering.end(ticket)
             return
         }
         if let eventLoop = execute(request, reportingAt: head.url) { checkIdleTimeout(on: eventLoop) }
@@ -544,7 +544,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
         guard let snapshot else { return }
         // Before the request hears of it: the next request its caller sends sees this one ended.
-        if snapshot.isCountedInFlight { steering.end() }
+        if let ticket = snapshot.steeringTicket { steering.end(ticket) }
         // A read held for a suspension is released (as failed) so no promise is left pending.
         snapshot.pendingDemand?.fail(HTTPClientError.cancelled)
         snapshot.idleCheck?.cancel()

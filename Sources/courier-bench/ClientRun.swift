@@ -38,6 +38,7 @@ struct ClientRun {
         if workload == .upload || workload == .multipart { try Self.writeFile(at: source, size: size) }
         let connections = makeConnections()
         let cpuBefore = ProcessUsage.cpuSeconds()
+        let switchesBefore = ProcessUsage.contextSwitches()
         let start = ContinuousClock.now
         let bytes: Int64
         switch workload {
@@ -61,6 +62,7 @@ struct ClientRun {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let cpuSeconds = ProcessUsage.cpuSeconds() - cpuBefore
+        let contextSwitches = ProcessUsage.contextSwitches() - switchesBefore
         await connections.session?.invalidate()
         connections.urlSession?.finishTasksAndInvalidate()
         return Measurement(
@@ -70,6 +72,7 @@ struct ClientRun {
             bytes: bytes,
             seconds: seconds,
             cpuSeconds: cpuSeconds,
+            contextSwitches: contextSwitches,
             peakResidentBytes: ProcessUsage.peakResidentBytes()
         )
     }

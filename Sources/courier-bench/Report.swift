@@ -1,7 +1,7 @@
 import Foundation
 
 /// The table for one workload: per client the median and range of its rate (requests/s or MB/s),
-/// CPU seconds and peak memory, then Courier's ratio to the raw client on the same transport.
+/// CPU seconds, context switches and peak memory, then Courier's ratio to the raw client on the same transport.
 struct Report {
     let workload: Workload
     let measurements: [Measurement]
@@ -9,20 +9,23 @@ struct Report {
     func table() -> String {
         let unit = workload.isRequestWorkload ? "requests/s" : "MB/s"
         var lines = [
-            "| client | \(unit) median (min–max) | CPU s median | peak RSS MiB max | Courier / raw (\(unit)) |",
-            "|---|---|---|---|---|",
+            "| client | \(unit) median (min–max) | CPU s median | switches/request median | peak RSS MiB max "
+                + "| Courier / raw (\(unit)) |",
+            "|---|---|---|---|---|---|",
         ]
         for client in Client.allCases {
             let runs = measurements.filter { $0.client == client }
             guard !runs.isEmpty else { continue }
             let rates = runs.map(\.rate).sorted()
             let cpu = Self.median(runs.map(\.cpuSeconds))
+            let switches = Self.median(runs.map(\.switchesPerRequest))
             let peak = (runs.map(\.peakResidentBytes).max() ?? 0) >> 20
             let ratio = ratio(of: client).map { String(format: "%.2f×", $0) } ?? ""
             lines.append(
                 "| \(client.rawValue) | "
                     + String(format: "%.0f (%.0f–%.0f)", Self.median(rates), rates.first ?? 0, rates.last ?? 0)
-                    + " | " + String(format: "%.2f", cpu) + " | \(peak) | \(ratio) |"
+                    + " | " + String(format: "%.2f", cpu) + " | " + String(format: "%.2f", switches)
+                    + " | \(peak) | \(ratio) |"
             )
         }
         return lines.joined(separator: "\n")
@@ -37,6 +40,8 @@ struct Report {
         var minimumRate: Double
         var maximumRate: Double
         var medianCPUSeconds: Double
+        /// Context switches per request (per transfer for a transfer workload), median.
+        var medianSwitchesPerRequest: Double
         var peakResidentBytes: Int64
         /// Courier's median rate over the raw transport's, on Courier's rows.
         var ratioToRaw: Double?
@@ -55,6 +60,7 @@ struct Report {
                 minimumRate: rates.first ?? 0,
                 maximumRate: rates.last ?? 0,
                 medianCPUSeconds: Self.median(runs.map(\.cpuSeconds)),
+                medianSwitchesPerRequest: Self.median(runs.map(\.switchesPerRequest)),
                 peakResidentBytes: runs.map(\.peakResidentBytes).max() ?? 0,
                 ratioToRaw: ratio(of: client)
             )

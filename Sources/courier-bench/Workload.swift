@@ -79,6 +79,8 @@ struct Measurement: Codable, Sendable {
     var seconds: Double
     /// User plus system CPU seconds the child spent during the work.
     var cpuSeconds: Double
+    /// Context switches of the child's threads during the work.
+    var contextSwitches: Int
     /// Peak resident memory of the child process, in bytes.
     var peakResidentBytes: Int64
 
@@ -86,4 +88,6 @@ struct Measurement: Codable, Sendable {
     var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
     /// The figure the workload is judged by: requests/s or MB/s.
     var rate: Double { workload.isRequestWorkload ? requestsPerSecond : megabytesPerSecond }
+    /// Context switches per request, or per transfer.
+    var switchesPerRequest: Double { Double(contextSwitches) / Double(max(requests, 1)) }
 }

@@ -90,9 +90,82 @@ import Testing
         try await client.shutdown()
         try await group.shutdownGracefully()
     }
+
+    /// A transport that makes its client counts the pool's connections per loop and sends each
+    /// request to the loop where an idle one most likely waits. With as many requests in flight
+    /// as the pool has connections, a request left to AsyncHTTPClient's choice lands on the
+    /// other loop half the time and its events hop from the connection's loop; steered, nearly
+    /// none does (a connection goes back to the pool a moment after its request ends, so a few
+    /// may).
+    @Test func requestsGoToTheLoopWhereAConnectionIsIdle() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let connections = ConnectionLoops()
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            channel.pipeline.addHandler(RequestIDReader(connections: connections), position: .first)
+        }
+        let transport = AsyncHTTPClientTransport(configuration: configuration, eventLoopGroup: group)
+        let workers = 4
+        let rounds = 50
+        try await TestServer.withRunningServer { server in
+            let requests = try await withThrowingTaskGroup(of: [(Int, ObjectIdentifier?)].self) { tasks in
+                for worker in 0..<workers {
+                    tasks.addTask {
+                        var seen: [(Int, ObjectIdentifier?)] = []
+                        for round in 0..<rounds {
+                            let id = worker * 1_000 + round
+                            let (recorder, _) = LoopRecorder.send(to: server.url("/get"), over: transport, id: id)
+                            seen.append((id, await recorder.headLoop()))
+                        }
+                        return seen
+                    }
+                }
+                return try await tasks.reduce(into: []) { $0 += $1 }
+            }
+            #expect(requests.count == workers * rounds)
+            let hopped = requests.filter { id, headLoop in headLoop == nil || headLoop != connections.loop(of: id) }
+            #expect(hopped.count <= requests.count / 10, "\(hopped.count) of \(requests.count) requests hopped")
+        }
+        await transport.invalidate()
+        try await group.shutdownGracefully()
+    }
 }
 
-/// Sends one GET straight over a transport and records the event loop its response head arrived on.
+/// Which connection's loop each request went out on, by the `x-request-id` it was sent with.
+private final class ConnectionLoops: Sendable {
+    private let loops = TestLock([Int: ObjectIdentifier]())
+
+    func record(_ id: Int, on eventLoop: any EventLoop) {
+        loops.withLock { $0[id] = ObjectIdentifier(eventLoop as AnyObject) }
+    }
+
+    func loop(of id: Int) -> ObjectIdentifier? { loops.withLock { $0[id] } }
+}
+
+/// Reads the `x-request-id` of each request head a connection writes, next to the socket.
+private final class RequestIDReader: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    let connections: ConnectionLoops
+
+    init(connections: ConnectionLoops) { self.connections = connections }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .byteBuffer(let buffer) = unwrapOutboundIn(data),
+            let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes),
+            let line = text.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("x-request-id:") }),
+            let id = Int(line.dropFirst("x-request-id:".count).trimmingCharacters(in: .whitespaces))
+        {
+            connections.record(id, on: context.eventLoop)
+        }
+        context.write(data, promise: promise)
+    }
+}
+
+/// Sends one GET straight over a transport and records the event loop its response head arrived
+/// on; an `id` goes out as `x-request-id`.
 private final class LoopRecorder: TransportEventHandler, Sendable {
     private struct State {
         var loop: ObjectIdentifier?
@@ -104,9 +177,16 @@ private final class LoopRecorder: TransportEventHandler, Sendable {
     private let state = TestLock(State())
 
     /// Sends a GET to `url` over `transport`; the recorder receives its events.
-    static func send(to url: URL, over transport: AsyncHTTPClientTransport) -> (LoopRecorder, any TransportTask) {
+    static func send(
+        to url: URL,
+        over transport: AsyncHTTPClientTransport,
+        id: Int? = nil
+    ) -> (LoopRecorder, any TransportTask) {
         let recorder = LoopRecorder()
-        let task = transport.makeTask(for: RequestHead(method: .get, url: url), body: nil, eventHandler: recorder)
+        var headers = Courier.HTTPHeaders()
+        if let id { headers.add(name: "x-request-id", value: String(id)) }
+        let head = RequestHead(method: .get, url: url, headers: headers)
+        let task = transport.makeTask(for: head, body: nil, eventHandler: recorder)
         task.resume()
         return (recorder, task)
     }
