@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierCombine", targets: ["CourierCombine"]),
+        .library(name: "CourierObservability", targets: ["CourierObservability"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
@@ -35,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // Logs and metrics of every request, for `CourierObservability` only.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // MD5 and the SHA-2 hashes Digest authentication and the test server need, in the standard
@@ -80,6 +84,16 @@ let package = Package(
                     package: "OpenCombine",
                     condition: .when(platforms: [.linux, .android, .windows])
                 ),
+            ]
+        ),
+        // swift-log and swift-metrics event monitors, in a library of their own so that an app
+        // that wants neither pays nothing: `Courier` depends on neither.
+        .target(
+            name: "CourierObservability",
+            dependencies: [
+                "Courier",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .systemLibrary(name: "CCourierZlib"),
@@ -133,10 +147,13 @@ let package = Package(
                 "CourierCombine",
                 "CourierHashes",
                 "CourierNIO",
+                "CourierObservability",
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // To check Courier's reading of certificates against swift-certificates'.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,0 +1,178 @@
+import Courier
+import Foundation
+import Logging
+
+/// An event monitor that logs every request with swift-log.
+///
+/// - `.info`: one line when a request finishes: method, URL, status (or the error's kind),
+///   duration, attempts and bytes received.
+/// - `.debug`: one line per attempt, retry decision and redirect hop, and where each response
+///   came from (the network, the cache, or the cache after revalidation).
+/// - `.trace`: the request's lifecycle (created, resumed, suspended, cancelled).
+///
+/// Every line carries ``CourierMetadataKey`` metadata, starting with the request's id. Headers
+/// and bodies are never logged, so neither are credentials or cookies, at any level; URLs are
+/// written without their user name and password and with secret query values replaced (see
+/// ``URLRedaction``).
+///
+/// Add it to a session for all its requests, or to one request with
+/// `request.eventMonitor(_:)` to log that request with a logger of its own:
+///
+/// ```swift
+/// let session = Session(eventMonitors: [LoggingEventMonitor(logger: Logger(label: "api"))])
+/// ```
+///
+/// The logger's level decides what is built: below `.debug`, an attempt costs one level check.
+public final class LoggingEventMonitor: EventMonitor, Sendable {
+    /// The logger lines go to.
+    public let logger: Logger
+    /// How URLs are written.
+    public let redaction: URLRedaction
+    /// The queue events arrive on.
+    public let queue: DispatchQueue
+    private let attempts = AttemptCounts()
+
+    /// A monitor logging to `logger`.
+    ///
+    /// - Parameters:
+    ///   - logger: Where lines go; its level decides which are written.
+    ///   - redaction: How URLs are written; ``URLRedaction/commonSecretQueryItemNames`` are
+    ///     redacted by default.
+    ///   - queue: The serial queue events are delivered on; a queue of the monitor's own by
+    ///     default.
+    public init(
+        logger: Logger,
+        redaction: URLRedaction = URLRedaction(),
+        queue: DispatchQueue = DispatchQueue(label: "Courier.LoggingEventMonitor")
+    ) {
+        self.logger = logger
+        self.redaction = redaction
+        self.queue = queue
+    }
+
+    public func requestDidCreate(_ request: Request) { trace("created", request) }
+    public func requestDidResume(_ request: Request) { trace("resumed", request) }
+    public func requestDidSuspend(_ request: Request) { trace("suspended", request) }
+    public func requestDidCancel(_ request: Request) { trace("cancelled", request) }
+
+    public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
+        attempts.start(request.id)
+    }
+
+    public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
+        let errorType = MetricsEventMonitor.errorType(error, status: metrics.statusCode)
+        let attempt = attempts.complete(request.id, errorType: errorType)
+        guard logger.logLevel <= .debug else { return }
+        var metadata = baseMetadata(request)
+        metadata[CourierMetadataKey.attempt] = "\(attempt)"
+        metadata[CourierMetadataKey.duration] = "\(Self.seconds(metrics.duration))"
+        metadata[CourierMetadataKey.bytesReceived] = "\(metrics.bytesReceived)"
+        if let sent = metrics.bytesSent { metadata[CourierMetadataKey.bytesSent] = "\(sent)" }
+        metadata[CourierMetadataKey.responseSource] = "\(metrics.responseSource.rawValue)"
+        var outcome: String
+        if let status = metrics.statusCode {
+            metadata[CourierMetadataKey.statusCode] = "\(status)"
+            outcome = "\(status)"
+        } else {
+            outcome = "no response"
+        }
+        if let errorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
+        if let error { outcome += ", \(error.kind.description)" }
+        if metrics.responseSource != .network { outcome += " from the \(Self.describe(metrics.responseSource))" }
+        logger.debug(
+            "\(describe(request)) attempt \(attempt): \(outcome) in \(Self.seconds(metrics.duration)) s",
+            metadata: metadata
+        )
+    }
+
+    public func request(_ request: Request, willRetryAfter delay: TimeInterval) {
+        guard logger.logLevel <= .debug else { return }
+        var metadata = baseMetadata(request)
+        let entry = attempts.entry(request.id)
+        metadata[CourierMetadataKey.attempt] = "\(entry.completed)"
+        metadata[CourierMetadataKey.retryDelay] = "\(Self.seconds(delay))"
+        if let errorType = entry.lastErrorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
+        logger.debug("\(describe(request)) will retry in \(Self.seconds(delay)) s", metadata: metadata)
+    }
+
+    public func request(_ request: Request, willFollow redirect: Redirect) {
+        guard logger.logLevel <= .debug else { return }
+        var metadata = baseMetadata(request)
+        let location = redaction.string(for: redirect.nextRequest.url)
+        metadata[CourierMetadataKey.statusCode] = "\(redirect.response.statusCode)"
+        metadata[CourierMetadataKey.redirectLocation] = "\(location)"
+        let line =
+            "\(describe(redirect.request)) redirected (\(redirect.response.statusCode)) to "
+            + "\(redirect.nextRequest.method.rawValue) \(location)"
+        logger.debug("\(line)", metadata: metadata)
+    }
+
+    public func requestDidFinish(_ request: Request) {
+        let attempts = self.attempts.finish(request.id)?.completed ?? 0
+        guard logger.logLevel <= .info else { return }
+        var metadata = baseMetadata(request)
+        let metrics = request.allMetrics
+        let duration = metrics.first.map { first in
+            (metrics.last?.endDate ?? first.endDate).timeIntervalSince(first.startDate)
+        }
+        let bytes = metrics.last?.bytesReceived ?? 0
+        metadata[CourierMetadataKey.attempts] = "\(attempts)"
+        metadata[CourierMetadataKey.bytesReceived] = "\(bytes)"
+        if let duration { metadata[CourierMetadataKey.duration] = "\(Self.seconds(duration))" }
+        var outcome: String
+        if let status = request.responseHead?.statusCode {
+            metadata[CourierMetadataKey.statusCode] = "\(status)"
+            outcome = "\(status)"
+        } else {
+            outcome = "no response"
+        }
+        if let error = request.error {
+            metadata[CourierMetadataKey.errorType] = "\(error.kind.description)"
+            outcome += ", failed: \(error.kind.description)"
+        }
+        if let source = metrics.last?.responseSource {
+            metadata[CourierMetadataKey.responseSource] = "\(source.rawValue)"
+            if source != .network { outcome += " from the \(Self.describe(source))" }
+        }
+        var summary = "\(describe(request)) \(outcome)"
+        if let duration { summary += " in \(Self.seconds(duration)) s" }
+        summary += ", \(attempts) attempt\(attempts == 1 ? "" : "s"), \(bytes) bytes"
+        logger.info("\(summary)", metadata: metadata)
+    }
+
+    private func trace(_ event: String, _ request: Request) {
+        guard logger.logLevel <= .trace else { return }
+        logger.trace("\(describe(request)) \(event)", metadata: baseMetadata(request))
+    }
+
+    private func baseMetadata(_ request: Request) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [CourierMetadataKey.requestID: "\(request.id.uuidString)"]
+        if let head = request.requestHead {
+            metadata[CourierMetadataKey.method] = "\(head.method.rawValue)"
+            metadata[CourierMetadataKey.url] = "\(redaction.string(for: head.url))"
+        }
+        return metadata
+    }
+
+    private func describe(_ request: Request) -> String {
+        guard let head = request.requestHead else { return "request \(request.id.uuidString)" }
+        return describe(head)
+    }
+
+    private func describe(_ head: RequestHead) -> String {
+        "\(head.method.rawValue) \(redaction.string(for: head.url))"
+    }
+
+    private static func describe(_ source: ResponseSource) -> String {
+        switch source {
+        case .network: return "network"
+        case .cache: return "cache"
+        case .revalidatedCache: return "cache after revalidation"
+        }
+    }
+
+    /// Seconds to the millisecond, as logs read them.
+    static func seconds(_ interval: TimeInterval) -> String {
+        String(format: "%.3f", max(interval, 0))
+    }
+}

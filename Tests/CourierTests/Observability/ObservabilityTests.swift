@@ -1,0 +1,298 @@
+import Courier
+import CourierObservability
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Logging
+import MetricsTestKit
+import Testing
+
+@Suite struct ObservabilityTests {
+    /// A policy whose backoff is too short to slow the tests down.
+    private static let quick = RetryPolicy(exponentialBackoffScale: 0.01)
+
+    // MARK: - Logging
+
+    @Test(arguments: TransportKind.allCases)
+    func oneInfoLinePerRequestWithItsOutcome(transport: TransportKind) async throws {
+        let capture = LogCapture()
+        let events = MonitorEvents()
+        let monitor = LoggingEventMonitor(logger: capture.logger(level: .info), queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(eventMonitors: [monitor, events.monitor])
+            _ = await session.request(server.url("/bytes/100")).serializingData().response
+            _ = await session.request(server.url("/status/404")).validate().serializingData().response
+            try await events.waitForFinishes(2)
+            let lines = capture.records
+            #expect(lines.count == 2, "\(lines.map(\.message))")
+            #expect(lines.allSatisfy { $0.level == .info })
+            let ok = try #require(lines.first)
+            #expect(ok.message.hasPrefix("GET \(server.url("/bytes/100").absoluteString) 200 in "))
+            #expect(ok.message.hasSuffix(", 1 attempt, 100 bytes"))
+            #expect(ok.metadata[CourierMetadataKey.statusCode] == "200")
+            #expect(ok.metadata[CourierMetadataKey.method] == "GET")
+            #expect(ok.metadata[CourierMetadataKey.attempts] == "1")
+            #expect(ok.metadata[CourierMetadataKey.bytesReceived] == "100")
+            #expect(ok.metadata[CourierMetadataKey.responseSource] == "network")
+            #expect(ok.metadata[CourierMetadataKey.requestID] != nil)
+            #expect(ok.metadata[CourierMetadataKey.errorType] == nil)
+            let failed = try #require(lines.last)
+            #expect(failed.message.contains(" 404, failed: responseValidationFailed"))
+            #expect(failed.metadata[CourierMetadataKey.errorType] == "responseValidationFailed")
+            await session.invalidate()
+        }
+    }
+
+    /// At `.debug` every attempt, retry decision and redirect hop has a line, all under the
+    /// request's id, and the attempts are numbered.
+    @Test(arguments: TransportKind.allCases)
+    func debugLinesShowEachAttemptRetryAndRedirect(transport: TransportKind) async throws {
+        let capture = LogCapture()
+        let events = MonitorEvents()
+        let monitor = LoggingEventMonitor(logger: capture.logger(level: .debug), queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: Self.quick, eventMonitors: [monitor, events.monitor])
+            let retried = session.request(server.url("/fault/flaky/log?times=1&status=503")).validate()
+            #expect(await retried.serializingData().response.error == nil)
+            try await events.waitForFinishes(1)
+            let retriedLines = capture.records
+            #expect(Set(retriedLines.compactMap { $0.metadata[CourierMetadataKey.requestID]?.description }).count == 1)
+            let attempts = retriedLines.filter { $0.message.contains(" attempt ") }
+            #expect(attempts.map { $0.metadata[CourierMetadataKey.attempt] } == ["1", "2"])
+            #expect(attempts.map { $0.metadata[CourierMetadataKey.statusCode] } == ["503", "200"])
+            // The attempt itself got an answer; its status is the error, as OpenTelemetry names it.
+            #expect(attempts.map { $0.metadata[CourierMetadataKey.errorType] } == ["503", nil])
+            #expect(retriedLines.contains { $0.message.contains(" will retry in ") && $0.level == .debug })
+            #expect(retriedLines.last?.level == .info)
+            #expect(retriedLines.last?.metadata[CourierMetadataKey.attempts] == "2")
+
+            capture.removeAll()
+            _ = await session.request(server.url("/redirect/1")).serializingData().response
+            try await events.waitForFinishes(2)
+            let hop = try #require(capture.records.first { $0.message.contains(" redirected (302) to GET ") })
+            #expect(hop.metadata[CourierMetadataKey.redirectLocation] == "\(server.url("/get").absoluteString)")
+            await session.invalidate()
+        }
+    }
+
+    /// Whatever the level, no line holds a credential: not the `Authorization` header, a cookie,
+    /// the URL's password, or a query item that carries a token.
+    @Test(arguments: TransportKind.allCases)
+    func noCredentialInAnyLineAtAnyLevel(transport: TransportKind) async throws {
+        let capture = LogCapture()
+        let events = MonitorEvents()
+        let monitor = LoggingEventMonitor(logger: capture.logger(level: .trace), queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: Self.quick, eventMonitors: [monitor, events.monitor])
+            var components = try #require(
+                URLComponents(url: server.url("/fault/flaky/secret"), resolvingAgainstBaseURL: false)
+            )
+            components.queryItems = [
+                URLQueryItem(name: "times", value: "1"), URLQueryItem(name: "status", value: "503"),
+                URLQueryItem(name: "access_token", value: "token-s3cr3t"),
+            ]
+            let url = try #require(components.url)
+            let headers: HTTPHeaders = [
+                .authorization(bearerToken: "bearer-s3cr3t"), HTTPHeader(name: "Cookie", value: "id=cookie-s3cr3t"),
+            ]
+            #expect(await session.request(url, headers: headers).validate().serializingData().response.error == nil)
+            try await events.waitForFinishes(1)
+            let lines = capture.records
+            #expect(lines.count >= 5, "trace, debug and info lines: \(lines.map(\.message))")
+            for line in lines {
+                let text = line.message + " " + line.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                #expect(!text.contains("s3cr3t"), "\(text)")
+            }
+            #expect(lines.contains { $0.message.contains("access_token=REDACTED") })
+            await session.invalidate()
+        }
+    }
+
+    @Test func urlsLoseCredentialsAndSecretQueryValues() throws {
+        let redaction = URLRedaction()
+        let url = try #require(
+            URL(string: "https://user:pa55@example.com:8443/a/b?Token=t0k&page=2&X-Amz-Signature=abc&flag#frag")
+        )
+        #expect(
+            redaction.string(for: url)
+                == "https://example.com:8443/a/b?Token=REDACTED&page=2&X-Amz-Signature=REDACTED&flag"
+        )
+        let custom = URLRedaction(secretQueryItemNames: ["Page"])
+        #expect(
+            custom.string(for: url) == "https://example.com:8443/a/b?Token=t0k&page=REDACTED&X-Amz-Signature=abc&flag"
+        )
+        let encodedName = try #require(URL(string: "https://example.com/?api%5Fkey=1"))
+        #expect(redaction.string(for: encodedName) == "https://example.com/?api%5Fkey=REDACTED")
+    }
+
+    /// The README's setup compiles and runs.
+    @Test func theReadmeSetupWorks() async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Session(eventMonitors: [
+                LoggingEventMonitor(logger: Logger(label: "api")),  // swift-log
+                MetricsEventMonitor(),  // swift-metrics: MetricsSystem's factory, or pass one
+            ])
+            let status = await session.request(server.url("/get")).serializingData().response.response?.statusCode
+            #expect(status == 200)
+            await session.invalidate()
+        }
+    }
+
+    // MARK: - Metrics
+
+    @Test(arguments: TransportKind.allCases)
+    func metricsUseOpenTelemetrysNamesAndBoundedDimensions(transport: TransportKind) async throws {
+        let metrics = TestMetrics()
+        let events = MonitorEvents()
+        let monitor = MetricsEventMonitor(factory: metrics, queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: Self.quick, eventMonitors: [monitor, events.monitor])
+            let retried = session.request(server.url("/fault/flaky/metrics?times=1&status=503")).validate()
+            #expect(await retried.serializingData().response.error == nil)
+            _ = await session.request(server.url("/redirect/1")).serializingData().response
+            _ = await session.request(server.url("/status/404")).validate().serializingData().response
+            try await events.waitForFinishes(3)
+
+            let server = [
+                ("http.request.method", "GET"), ("server.address", "127.0.0.1"), ("server.port", "\(server.port)"),
+            ]
+            // One duration per exchange: two attempts of the retried request, the redirect's two
+            // hops, the 404.
+            #expect(
+                try metrics.expectTimer(
+                    "http.client.request.duration",
+                    server + [("http.response.status_code", "503"), ("error.type", "503")]
+                ).values.count == 1
+            )
+            #expect(
+                try metrics.expectTimer("http.client.request.duration", server + [("http.response.status_code", "200")])
+                    .values.count == 2
+            )
+            #expect(
+                try metrics.expectTimer("http.client.request.duration", server + [("http.response.status_code", "302")])
+                    .values.count == 1
+            )
+            #expect(metrics.timers(label: "http.client.request.duration").reduce(0) { $0 + $1.values.count } == 5)
+            #expect(
+                try metrics.expectCounter("courier.client.retries", server + [("error.type", "503")]).totalValue == 1
+            )
+            #expect(
+                try metrics.expectCounter("courier.client.redirects", server + [("http.response.status_code", "302")])
+                    .totalValue == 1
+            )
+            #expect(try metrics.expectCounter("courier.client.requests", server).totalValue == 2)
+            #expect(
+                try metrics.expectCounter(
+                    "courier.client.requests",
+                    server + [("error.type", "responseValidationFailed")]
+                ).totalValue == 1
+            )
+            #expect(
+                try metrics.expectCounter("courier.client.responses", [("courier.response_source", "network")])
+                    .totalValue == 5
+            )
+            #expect(metrics.recorders(label: "http.client.response.body.size").count == 1)
+            let active = try metrics.expectMeter("http.client.active_requests", server)
+            #expect(active.values == [1, 0, 1, 0, 1, 0], "each request counted up once and down once")
+            // No dimension names a URL, path or query.
+            #expect(
+                try metrics.expectTimer(
+                    "http.client.request.duration",
+                    server + [("http.response.status_code", "404"), ("error.type", "404")]
+                ).values.count == 1
+            )
+            let dimensionNames = Set(
+                (metrics.timers.map(\.dimensions) + metrics.counters.map(\.dimensions)).flatMap { $0.map(\.0) }
+            )
+            #expect(
+                dimensionNames.isSubset(of: [
+                    "http.request.method", "server.address", "server.port", "http.response.status_code", "error.type",
+                    "courier.response_source",
+                ])
+            )
+            await session.invalidate()
+        }
+    }
+}
+
+/// Log records kept in memory.
+private final class LogCapture: Sendable {
+    struct Record: Sendable {
+        let level: Logger.Level
+        let message: String
+        let metadata: Logger.Metadata
+    }
+
+    private let stored = TestLock([Record]())
+
+    var records: [Record] { stored.withLock { $0 } }
+
+    func removeAll() { stored.withLock { $0.removeAll() } }
+
+    /// A logger at `level` whose lines land here.
+    func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "courier.test") { _ in Handler(capture: self) }
+        logger.logLevel = level
+        return logger
+    }
+
+    fileprivate func append(_ record: Record) { stored.withLock { $0.append(record) } }
+
+    private struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            capture.append(
+                Record(
+                    level: event.level,
+                    message: "\(event.message)",
+                    metadata: metadata.merging(event.metadata ?? [:]) { $1 }
+                )
+            )
+        }
+    }
+}
+
+/// Signals each finished request on the queue the monitors under test share, after theirs.
+private final class MonitorEvents: Sendable {
+    let queue = DispatchQueue(label: "ObservabilityTests.monitors")
+    private let finished = TestLock((count: 0, waiters: [(Int, CheckedContinuation<Void, Never>)]()))
+
+    var monitor: ClosureEventMonitor {
+        let monitor = ClosureEventMonitor(queue: queue)
+        monitor.requestDidFinish = { [self] _ in
+            let ready = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.count += 1
+                let count = state.count
+                let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+                state.waiters.removeAll { $0.0 <= count }
+                return ready
+            }
+            ready.forEach { $0.resume() }
+        }
+        return monitor
+    }
+
+    /// Waits until `count` requests have finished, all monitors told.
+    func waitForFinishes(_ count: Int) async throws {
+        let done = await value(within: hangLimit) {
+            await withCheckedContinuation { continuation in
+                let now = self.finished.withLock { state -> Bool in
+                    if state.count >= count { return true }
+                    state.waiters.append((count, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+            return true
+        }
+        try #require(done == true, "\(count) requests never finished")
+    }
+}
