@@ -30,6 +30,8 @@ public final class AsyncHTTPClientTransport: Transport {
     private let ownsClient: Bool
     private let isInvalidated = NIOLockedValueBox(false)
     private let steering: EventLoopSteering
+    /// For requests on the trust clients, whose connections `steering` does not see.
+    private let trustClientSteering: EventLoopSteering
     /// What each session's trust settings need (see ``ServerTrustClients``).
     private let trustClients: ServerTrustClients
     /// Explains refused chains, when the transport's connections go straight to the server.
@@ -61,7 +63,8 @@ public final class AsyncHTTPClientTransport: Transport {
     ///     Connection initializers of your own in it still run, before the transport counts the
     ///     connection.
     ///   - eventLoopGroup: The loops the client runs on; AsyncHTTPClient's default group (one
-    ///     loop per core, shared by the process) by default.
+    ///     loop per core, shared by the process) by default. The transport never shuts the group
+    ///     down: shut a group of your own down after ``invalidate()``.
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
@@ -78,7 +81,11 @@ public final class AsyncHTTPClientTransport: Transport {
         on eventLoopGroup: any EventLoopGroup,
         ownsClient: Bool
     ) {
-        let steering = EventLoopSteering(group: eventLoopGroup, seesConnections: true)
+        let steering = EventLoopSteering(
+            group: eventLoopGroup,
+            seesConnections: true,
+            idleTimeout: configuration.connectionPool.idleTimeout
+        )
         var counted = configuration
         steering.install(in: &counted)
         self.init(
@@ -108,9 +115,9 @@ public final class AsyncHTTPClientTransport: Transport {
         )
     }
 
-    /// - Parameter configuration: The client's configuration as the caller gave it, without the
-    ///   steering's initializers: trust clients start from it, and their connections are not
-    ///   the client's.
+    /// - Parameter configuration: The client's configuration without the steering's initializers
+    ///   (``defaultConfiguration()`` for a client passed in): trust clients start from it, and
+    ///   their connections are not the client's.
     private init(
         client: HTTPClient,
         configuration: HTTPClient.Configuration,
@@ -121,6 +128,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.ownsClient = ownsClient
         self.steering = steering
+        trustClientSteering = EventLoopSteering(group: client.eventLoopGroup, seesConnections: false)
         trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
         // A second connection made some other way than the client's (past its proxy or DNS
         // override) could leak where the request went, or read another server's certificate.
@@ -209,7 +217,7 @@ public final class AsyncHTTPClientTransport: Transport {
             body: body,
             eventHandler: eventHandler,
             isInvalidated: isInvalidated,
-            steering: steering,
+            steering: client === self.client ? steering : trustClientSteering,
             tlsConfiguration: tlsConfiguration,
             diagnoses: tlsConfiguration == nil ? nil : diagnoses,
             failure: failure

@@ -241,7 +241,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             completeSoon(with: URLError(.badURL, userInfo: [NSUnderlyingErrorKey: error]))
             return
         }
-        let ticket = steering.begin()
+        let ticket = steering.begin(
+            to: EventLoopSteering.Origin(head.url, trustPolicy: head.serverTrustPolicy.map { ObjectIdentifier($0) })
+        )
         let isRunning = state.withLockedValue { state -> Bool in
             guard case .running = state.phase else { return false }
             state.eventLoopPreference = ticket.preference
