@@ -8,8 +8,12 @@ import Testing
 
 /// The steering's choices, with connections counted by hand: no socket.
 @Suite struct EventLoopSteeringTests {
-    private static let apiOrigin = EventLoopSteering.Origin(URL(string: "https://api.example.com/")!)
-    private static let otherOrigin = EventLoopSteering.Origin(URL(string: "https://cdn.example.com/")!)
+    private static let apiOrigin = EventLoopSteering.Origin(URL(fileURLWithPath: "/api"))
+    /// Another origin: the same URL under trust settings of its own, which get a pool of their own.
+    private static let otherOrigin = EventLoopSteering.Origin(
+        URL(fileURLWithPath: "/api"),
+        trustPolicy: ObjectIdentifier(EventLoopSteeringTests.self)
+    )
 
     /// The loop a ticket prefers, or `nil` for `.indifferent`.
     private static func loop(of ticket: EventLoopSteering.Ticket) -> ObjectIdentifier? {
