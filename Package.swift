@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierCombine", targets: ["CourierCombine"]),
         .library(name: "CourierObservability", targets: ["CourierObservability"]),
+        .library(name: "CourierHAR", targets: ["CourierHAR"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
@@ -96,6 +97,9 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        // HTTP Archives: recorded from a session by an event monitor, replayed by a stub
+        // transport in tests. Foundation only.
+        .target(name: "CourierHAR", dependencies: ["Courier", "CourierTesting"]),
         .systemLibrary(name: "CCourierZlib"),
         .target(
             name: "CourierTestServer",
@@ -148,6 +152,8 @@ let package = Package(
                 "CourierHashes",
                 "CourierNIO",
                 "CourierObservability",
+                "CourierHAR",
+                "CourierTesting",
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,7 +1,9 @@
 import Courier
+import CourierHAR
 import CourierObservability
 import CourierTestServer
 import CourierTestSupport
+import CourierTesting
 import Foundation
 import Logging
 import MetricsTestKit
@@ -136,6 +138,106 @@ import Testing
             #expect(status == 200)
             await session.invalidate()
         }
+    }
+
+    // MARK: - HAR
+
+    /// A session's traffic recorded on either transport has HAR 1.2's required fields, no
+    /// credential, and replays offline to the same answers.
+    @Test(arguments: TransportKind.allCases)
+    func harRecordsAndReplays(transport: TransportKind) async throws {
+        let events = MonitorEvents()
+        let recorder = HARRecorder(queue: events.queue)
+        let live = try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(eventMonitors: [recorder, events.monitor])
+            let get = await session.request(
+                server.url("/get?x=1"),
+                headers: [.authorization(bearerToken: "s3cr3t")]
+            ).serializingData().response
+            let post = await session.request(
+                server.url("/post"),
+                method: .post,
+                parameters: ["a": 1],
+                encoder: JSONParameterEncoder.default
+            ).serializingData().response
+            let redirected = await session.request(server.url("/redirect/1")).serializingData().response
+            let bytes = await session.request(server.url("/bytes/64")).serializingData().response
+            try await events.waitForFinishes(4)
+            await session.invalidate()
+            return (
+                server.baseURL,
+                [get, post, redirected, bytes].map { ($0.request?.url, $0.response?.statusCode, $0.data) }
+            )
+        }
+
+        let json = try recorder.archive.jsonData()
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let log = try #require(object["log"] as? [String: Any])
+        #expect(log["version"] as? String == "1.2")
+        #expect((log["creator"] as? [String: Any])?.keys.sorted() == ["name", "version"])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        #expect(entries.count == 5, "four requests, one of them redirected once")
+        for entry in entries {
+            #expect(
+                Set(["startedDateTime", "time", "request", "response", "cache", "timings"]).isSubset(of: entry.keys)
+            )
+            let request = try #require(entry["request"] as? [String: Any])
+            let requestKeys = [
+                "method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize",
+            ]
+            #expect(Set(requestKeys).isSubset(of: request.keys))
+            let response = try #require(entry["response"] as? [String: Any])
+            let responseKeys = [
+                "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize",
+                "bodySize",
+            ]
+            #expect(Set(responseKeys).isSubset(of: response.keys))
+            let content = try #require(response["content"] as? [String: Any])
+            #expect(content["size"] is Int && content["mimeType"] is String)
+            let timings = try #require(entry["timings"] as? [String: Double])
+            #expect(["send", "wait", "receive"].allSatisfy { (timings[$0] ?? -1) >= 0 })
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("har-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("run.har")
+        try recorder.write(to: file)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["run.har"])
+        let archive = try HARArchive(data: Data(contentsOf: file))
+        #expect(archive.log.entries[1].request.postData?.text == #"{"a":1}"#)
+        #expect(archive.log.entries[2].response.status == 302)
+        #expect(archive.log.entries[2].response.redirectURL.hasSuffix("/get"))
+        #expect(
+            archive.log.entries[0].request.headers.contains { $0.name == "Authorization" && $0.value == "REDACTED" }
+        )
+        // No header holds the credential (httpbin's body echoes it: bodies are kept as they came).
+        let headers = archive.log.entries.flatMap { $0.request.headers + $0.response.headers }
+        #expect(!headers.contains { $0.value.contains("s3cr3t") })
+
+        let (baseURL, answers) = live
+        let offline = Session(transport: StubTransport(replaying: archive))
+        let replayed = [
+            await offline.request(baseURL.appendingPathComponent("get").absoluteString + "?x=1").serializingData()
+                .response,
+            await offline.request(
+                baseURL.appendingPathComponent("post"),
+                method: .post,
+                parameters: ["a": 1],
+                encoder: JSONParameterEncoder.default
+            ).serializingData().response,
+            await offline.request(baseURL.appendingPathComponent("redirect/1")).serializingData().response,
+            await offline.request(baseURL.appendingPathComponent("bytes/64")).serializingData().response,
+        ]
+        for (answer, replay) in zip(answers, replayed) {
+            #expect(replay.response?.statusCode == answer.1)
+            #expect(replay.data == answer.2)
+            #expect(replay.request?.url == answer.0)
+        }
+        let unmatched = await offline.request(baseURL.appendingPathComponent("never")).serializingData().response
+        #expect(unmatched.error?.underlyingError.map { ($0 as? URLError)?.code } == .resourceUnavailable)
+        await offline.invalidate()
     }
 
     // MARK: - Metrics
