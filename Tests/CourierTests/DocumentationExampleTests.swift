@@ -1,7 +1,12 @@
 import Courier
+import CourierHAR
 import CourierNIO
+import CourierObservability
 import CourierTestServer
+import CourierTestSupport
+import CourierTesting
 import Foundation
+import Logging
 import Testing
 
 /// The code in the DocC articles (`Sources/*/*.docc`), run against the embedded server on both
@@ -177,6 +182,43 @@ import Testing
             print(echo.url)
             #expect(echo.url.hasSuffix("/get"))
         }
+    }
+
+    @Test func logsMetricsAndHAR() async throws {
+        try await TestServer.withRunningServer { server in
+            let session = Session(eventMonitors: [
+                LoggingEventMonitor(logger: Logger(label: "api")),
+                MetricsEventMonitor(),
+            ])
+            #expect(await session.request(server.url("/get")).serializingData().response.error == nil)
+            await session.invalidate()
+
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let url = folder.appendingPathComponent("users.har")
+            let events = MonitorEvents()
+            let recorder = HARRecorder(queue: events.queue)
+            let live = Session(eventMonitors: [recorder, events.monitor])
+            // … run the requests …
+            let recorded = await live.request(server.url("/json")).serializingData().response.data
+            // The recorder hears of the end on its queue, after the caller resumed.
+            try await events.waitForFinishes(1)
+            await live.invalidate()
+            #expect(recorder.archive.log.entries.count == 1)
+            try recorder.write(to: url)
+            let offline = Session(transport: StubTransport(replaying: try HARArchive(data: Data(contentsOf: url))))
+            #expect(await offline.request(server.url("/json")).serializingData().response.data == recorded)
+            await offline.invalidate()
+        }
+    }
+
+    /// The HAR article's setup, as it shows it (the test above waits for the recorder).
+    @Test func harSetup() async {
+        let recorder = HARRecorder()
+        let live = Session(eventMonitors: [recorder])
+        await live.invalidate()
+        #expect(recorder.archive.log.entries.isEmpty)
     }
 
     // MARK: - Every article's code is here

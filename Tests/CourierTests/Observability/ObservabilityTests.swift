@@ -363,7 +363,7 @@ private final class LogCapture: Sendable {
 }
 
 /// Signals each finished request on the queue the monitors under test share, after theirs.
-private final class MonitorEvents: Sendable {
+final class MonitorEvents: Sendable {
     let queue = DispatchQueue(label: "ObservabilityTests.monitors")
     private let finished = TestLock((count: 0, waiters: [(Int, CheckedContinuation<Void, Never>)]()))
 
