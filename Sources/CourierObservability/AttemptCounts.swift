@@ -1,45 +1,61 @@
 import Foundation
 
-/// What a monitor has heard of each request in flight: its attempts completed, and the
-/// `error.type` of the last one.
+/// What a monitor has heard of each request in flight: its attempts completed, the `error.type`
+/// of the last one, and the dimensions it was counted under when it became active.
 ///
 /// A monitor hears of events on its queue after they happened, when the request may already be
 /// in its next attempt, so reading `Request.retryCount` or `Request.error` then would describe
-/// the wrong attempt. Events of one request arrive in order, so counting them is right. An entry
-/// lives from a request's first attempt until ``finish(_:)``.
+/// the wrong attempt: the events themselves are counted. They are not strictly ordered either
+/// (Courier queues some after releasing the request's lock), so an entry is made only by
+/// ``start(_:for:dimensions:)`` of a request not finished yet, a completion never makes one, and
+/// ``finish(_:)`` removes it: nothing stays behind once a request has finished.
 ///
-/// `@unchecked Sendable`: `entries` is read and written only under `lock` (a monitor shared by
-/// several sessions may be called from several queues).
+/// `@unchecked Sendable`: `entries` is read and written only under `lock` (cheap: events of a
+/// monitor arrive on its one queue, so the lock is never contended unless the monitor is called
+/// from elsewhere).
 final class AttemptCounts: @unchecked Sendable {
     struct Entry {
         /// Attempts completed.
         var completed = 0
-        /// The last completed attempt's `error.type`, if it failed.
+        /// The `error.type` of the last completed attempt or failed validation.
         var lastErrorType: String?
+        /// The dimensions the request was counted active under.
+        var dimensions: [(String, String)] = []
     }
 
     private let lock = NSLock()
     private var entries: [UUID: Entry] = [:]
 
-    /// Starts counting `id`; `true` when it was not counted yet.
+    /// Starts counting `request`, unless it is counted already or has finished (its finish event
+    /// may come before this one); `true` when it was started now.
     @discardableResult
-    func start(_ id: UUID) -> Bool {
-        lock.withLock {
+    func start(_ id: UUID, finished: Bool, dimensions: [(String, String)] = []) -> Bool {
+        guard !finished else { return false }
+        return lock.withLock {
             guard entries[id] == nil else { return false }
-            entries[id] = Entry()
+            entries[id] = Entry(dimensions: dimensions)
             return true
         }
     }
 
     /// Counts one more attempt of `id` as completed, with its `error.type`, and returns its
-    /// number, from 1.
-    func complete(_ id: UUID, errorType: String?) -> Int {
+    /// number, from 1; `nil` when `id` is not counted (finished already, or never started).
+    func complete(_ id: UUID, errorType: String?) -> Int? {
         lock.withLock {
-            var entry = entries[id] ?? Entry()
+            guard var entry = entries[id] else { return nil }
             entry.completed += 1
             entry.lastErrorType = errorType
             entries[id] = entry
             return entry.completed
+        }
+    }
+
+    /// Records a failed validation's kind as the reason a retry would be for, unless the
+    /// attempt already has one (the status of a `4xx`/`5xx` answer says more).
+    func failedValidation(_ id: UUID, errorType: String) {
+        lock.withLock {
+            guard entries[id] != nil, entries[id]?.lastErrorType == nil else { return }
+            entries[id]?.lastErrorType = errorType
         }
     }
 

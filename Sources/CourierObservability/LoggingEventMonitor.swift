@@ -22,7 +22,8 @@ import Logging
 /// let session = Session(eventMonitors: [LoggingEventMonitor(logger: Logger(label: "api"))])
 /// ```
 ///
-/// The logger's level decides what is built: below `.debug`, an attempt costs one level check.
+/// The logger's level decides what is built: below `.debug`, an attempt costs a level check and
+/// the count of its attempts.
 public final class LoggingEventMonitor: EventMonitor, Sendable {
     /// The logger lines go to.
     public let logger: Logger
@@ -56,7 +57,11 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     public func requestDidCancel(_ request: Request) { trace("cancelled", request) }
 
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
-        attempts.start(request.id)
+        attempts.start(request.id, finished: request.isFinished)
+    }
+
+    public func request(_ request: Request, didValidateWithError error: CourierError?) {
+        if let error { attempts.failedValidation(request.id, errorType: error.kind.description) }
     }
 
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
@@ -64,7 +69,8 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
         let attempt = attempts.complete(request.id, errorType: errorType)
         guard logger.logLevel <= .debug else { return }
         var metadata = baseMetadata(request)
-        metadata[CourierMetadataKey.attempt] = "\(attempt)"
+        let number = attempt.map { "\($0)" } ?? "?"
+        if let attempt { metadata[CourierMetadataKey.attempt] = "\(attempt)" }
         metadata[CourierMetadataKey.duration] = "\(Self.seconds(metrics.duration))"
         metadata[CourierMetadataKey.bytesReceived] = "\(metrics.bytesReceived)"
         if let sent = metrics.bytesSent { metadata[CourierMetadataKey.bytesSent] = "\(sent)" }
@@ -80,7 +86,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
         if let error { outcome += ", \(error.kind.description)" }
         if metrics.responseSource != .network { outcome += " from the \(Self.describe(metrics.responseSource))" }
         logger.debug(
-            "\(describe(request)) attempt \(attempt): \(outcome) in \(Self.seconds(metrics.duration)) s",
+            "\(describe(request)) attempt \(number): \(outcome) in \(Self.seconds(metrics.duration)) s",
             metadata: metadata
         )
     }
@@ -95,9 +101,25 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
         logger.debug("\(describe(request)) will retry in \(Self.seconds(delay)) s", metadata: metadata)
     }
 
-    public func request(_ request: Request, willFollow redirect: Redirect) {
+    /// Every retry, waited for or not (`RetryResult.retry` sends no `willRetryAfter`).
+    public func requestIsRetrying(_ request: Request) {
         guard logger.logLevel <= .debug else { return }
         var metadata = baseMetadata(request)
+        let entry = attempts.entry(request.id)
+        metadata[CourierMetadataKey.attempt] = "\(entry.completed + 1)"
+        if let errorType = entry.lastErrorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
+        logger.debug("\(describe(request)) retrying: attempt \(entry.completed + 1)", metadata: metadata)
+    }
+
+    public func request(_ request: Request, willFollow redirect: Redirect) {
+        guard logger.logLevel <= .debug else { return }
+        // The hop's own request, not the request's current head: from the second hop on (and
+        // after a 303's change of method) they differ.
+        var metadata: Logger.Metadata = [
+            CourierMetadataKey.requestID: "\(request.id.uuidString)",
+            CourierMetadataKey.method: "\(redirect.request.method.rawValue)",
+            CourierMetadataKey.url: "\(redaction.string(for: redirect.request.url))",
+        ]
         let location = redaction.string(for: redirect.nextRequest.url)
         metadata[CourierMetadataKey.statusCode] = "\(redirect.response.statusCode)"
         metadata[CourierMetadataKey.redirectLocation] = "\(location)"
@@ -108,13 +130,14 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     }
 
     public func requestDidFinish(_ request: Request) {
-        let attempts = self.attempts.finish(request.id)?.completed ?? 0
+        let counted = self.attempts.finish(request.id)?.completed ?? 0
         guard logger.logLevel <= .info else { return }
         var metadata = baseMetadata(request)
         let metrics = request.allMetrics
-        let duration = metrics.first.map { first in
-            (metrics.last?.endDate ?? first.endDate).timeIntervalSince(first.startDate)
-        }
+        let attempts = max(counted, metrics.count)
+        // From the first exchange, a redirect hop's included, to the last.
+        let starts = metrics.prefix(1).map(\.startDate) + request.redirects.prefix(1).map(\.metrics.startDate)
+        let duration = starts.min().map { start in (metrics.last?.endDate ?? start).timeIntervalSince(start) }
         let bytes = metrics.last?.bytesReceived ?? 0
         metadata[CourierMetadataKey.attempts] = "\(attempts)"
         metadata[CourierMetadataKey.bytesReceived] = "\(bytes)"

@@ -59,12 +59,13 @@ import Testing
             try await events.waitForFinishes(1)
             let retriedLines = capture.records
             #expect(Set(retriedLines.compactMap { $0.metadata[CourierMetadataKey.requestID]?.description }).count == 1)
-            let attempts = retriedLines.filter { $0.message.contains(" attempt ") }
+            let attempts = retriedLines.filter { $0.metadata[CourierMetadataKey.duration] != nil && $0.level == .debug }
             #expect(attempts.map { $0.metadata[CourierMetadataKey.attempt] } == ["1", "2"])
             #expect(attempts.map { $0.metadata[CourierMetadataKey.statusCode] } == ["503", "200"])
             // The attempt itself got an answer; its status is the error, as OpenTelemetry names it.
             #expect(attempts.map { $0.metadata[CourierMetadataKey.errorType] } == ["503", nil])
             #expect(retriedLines.contains { $0.message.contains(" will retry in ") && $0.level == .debug })
+            #expect(retriedLines.contains { $0.message.hasSuffix(" retrying: attempt 2") })
             #expect(retriedLines.last?.level == .info)
             #expect(retriedLines.last?.metadata[CourierMetadataKey.attempts] == "2")
 
@@ -125,6 +126,12 @@ import Testing
         )
         let encodedName = try #require(URL(string: "https://example.com/?api%5Fkey=1"))
         #expect(redaction.string(for: encodedName) == "https://example.com/?api%5Fkey=REDACTED")
+        var added = URLRedaction()
+        added.secretQueryItemNames.insert("X-Api-Key")
+        let apiKey = try #require(URL(string: "https://example.com/?x-api-key=1&a=2"))
+        #expect(added.string(for: apiKey) == "https://example.com/?x-api-key=REDACTED&a=2")
+        let session = try #require(URL(string: "https://example.com/cart;jsessionid=abc;v=1/items?q=1"))
+        #expect(redaction.string(for: session) == "https://example.com/cart;jsessionid=REDACTED;v=1/items?q=1")
     }
 
     /// The README's setup compiles and runs.
@@ -136,6 +143,30 @@ import Testing
             ])
             let status = await session.request(server.url("/get")).serializingData().response.response?.statusCode
             #expect(status == 200)
+            await session.invalidate()
+        }
+    }
+
+    /// A retry that does not wait (`RetryResult.retry`, as a token refresh answers) is counted
+    /// and logged too.
+    @Test(arguments: TransportKind.allCases)
+    func retriesWithoutADelayAreCounted(transport: TransportKind) async throws {
+        let metrics = TestMetrics()
+        let capture = LogCapture()
+        let events = MonitorEvents()
+        let monitors: [any EventMonitor] = [
+            MetricsEventMonitor(factory: metrics, queue: events.queue),
+            LoggingEventMonitor(logger: capture.logger(level: .debug), queue: events.queue),
+            events.monitor,
+        ]
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: RetryOnce(), eventMonitors: monitors)
+            let request = session.request(server.url("/fault/flaky/now?times=1&status=500")).validate()
+            #expect(await request.serializingData().response.error == nil)
+            try await events.waitForFinishes(1)
+            #expect(metrics.counterTotal(label: "courier.client.retries") == 1)
+            #expect(capture.records.contains { $0.message.hasSuffix(" retrying: attempt 2") })
+            #expect(capture.records.last?.metadata[CourierMetadataKey.attempts] == "2")
             await session.invalidate()
         }
     }
@@ -260,52 +291,44 @@ import Testing
             ]
             // One duration per exchange: two attempts of the retried request, the redirect's two
             // hops, the 404.
-            #expect(
-                try metrics.expectTimer(
-                    "http.client.request.duration",
-                    server + [("http.response.status_code", "503"), ("error.type", "503")]
-                ).values.count == 1
+            let duration = "http.client.request.duration"
+            let failed503 = [("http.response.status_code", "503"), ("error.type", "503")]
+            #expect(try metrics.expectTimer(duration, server + failed503).values.count == 1)
+            let ok = [("http.response.status_code", "200"), ("error.type", "")]
+            #expect(try metrics.expectTimer(duration, server + ok).values.count == 2)
+            let redirected = [("http.response.status_code", "302"), ("error.type", "")]
+            #expect(try metrics.expectTimer(duration, server + redirected).values.count == 1)
+            let failed404 = [("http.response.status_code", "404"), ("error.type", "404")]
+            #expect(try metrics.expectTimer(duration, server + failed404).values.count == 1)
+            #expect(metrics.timers(label: duration).reduce(0) { $0 + $1.values.count } == 5)
+            let retries = try metrics.expectCounter("courier.client.retries", server + [("error.type", "503")])
+            #expect(retries.totalValue == 1)
+            let redirects = try metrics.expectCounter(
+                "courier.client.redirects",
+                server + [("http.response.status_code", "302")]
             )
-            #expect(
-                try metrics.expectTimer("http.client.request.duration", server + [("http.response.status_code", "200")])
-                    .values.count == 2
+            #expect(redirects.totalValue == 1)
+            #expect(try metrics.expectCounter("courier.client.requests", server + [("error.type", "")]).totalValue == 2)
+            let failures = try metrics.expectCounter(
+                "courier.client.requests",
+                server + [("error.type", "responseValidationFailed")]
             )
-            #expect(
-                try metrics.expectTimer("http.client.request.duration", server + [("http.response.status_code", "302")])
-                    .values.count == 1
+            #expect(failures.totalValue == 1)
+            let network = try metrics.expectCounter(
+                "courier.client.responses",
+                [("courier.response_source", "network")]
             )
-            #expect(metrics.timers(label: "http.client.request.duration").reduce(0) { $0 + $1.values.count } == 5)
-            #expect(
-                try metrics.expectCounter("courier.client.retries", server + [("error.type", "503")]).totalValue == 1
-            )
-            #expect(
-                try metrics.expectCounter("courier.client.redirects", server + [("http.response.status_code", "302")])
-                    .totalValue == 1
-            )
-            #expect(try metrics.expectCounter("courier.client.requests", server).totalValue == 2)
-            #expect(
-                try metrics.expectCounter(
-                    "courier.client.requests",
-                    server + [("error.type", "responseValidationFailed")]
-                ).totalValue == 1
-            )
-            #expect(
-                try metrics.expectCounter("courier.client.responses", [("courier.response_source", "network")])
-                    .totalValue == 5
-            )
+            #expect(network.totalValue == 5)
             #expect(metrics.recorders(label: "http.client.response.body.size").count == 1)
             let active = try metrics.expectMeter("http.client.active_requests", server)
             #expect(active.values == [1, 0, 1, 0, 1, 0], "each request counted up once and down once")
+            // Each metric has one set of dimension names (Prometheus refuses a change).
+            let labelled =
+                metrics.timers.map { ($0.label, $0.dimensions) } + metrics.counters.map { ($0.label, $0.dimensions) }
+            let names = labelled.reduce(into: [String: Set<[String]>]()) { $0[$1.0, default: []].insert($1.1.map(\.0)) }
+            #expect(names.values.allSatisfy { $0.count == 1 }, "\(names)")
             // No dimension names a URL, path or query.
-            #expect(
-                try metrics.expectTimer(
-                    "http.client.request.duration",
-                    server + [("http.response.status_code", "404"), ("error.type", "404")]
-                ).values.count == 1
-            )
-            let dimensionNames = Set(
-                (metrics.timers.map(\.dimensions) + metrics.counters.map(\.dimensions)).flatMap { $0.map(\.0) }
-            )
+            let dimensionNames = Set(labelled.flatMap { $0.1.map(\.0) })
             #expect(
                 dimensionNames.isSubset(of: [
                     "http.request.method", "server.address", "server.port", "http.response.status_code", "error.type",
@@ -314,6 +337,13 @@ import Testing
             )
             await session.invalidate()
         }
+    }
+}
+
+/// Retries a failed request once, at once.
+private struct RetryOnce: RequestInterceptor {
+    func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+        request.retryCount == 0 ? .retry : .doNotRetry
     }
 }
 
