@@ -26,22 +26,30 @@ public final class HARRecorder: EventMonitor, Sendable {
     public let maximumBodySize: Int
     /// Whether credential headers are written as they were.
     public let includesCredentials: Bool
-    private let entries = EntryList()
+    /// The most entries kept; past it the oldest go.
+    public let maximumEntries: Int
+    private let entries: EntryList
 
-    /// A recorder keeping up to `maximumBodySize` bytes of each body (1 MiB by default).
+    /// A recorder keeping up to `maximumBodySize` bytes of each body (1 MiB by default) and the
+    /// last `maximumEntries` exchanges (10,000 by default), so that recording a long run cannot
+    /// take all memory.
     ///
     /// - Parameters:
     ///   - maximumBodySize: The most bytes of one body kept.
+    ///   - maximumEntries: The most exchanges kept; past it the oldest are dropped.
     ///   - includesCredentials: Whether `Authorization`, `Proxy-Authorization`, `Cookie` and
     ///     `Set-Cookie` are recorded as sent and received; `false` writes them as `REDACTED`.
     ///   - queue: The serial queue events are delivered on; a queue of the recorder's own by
     ///     default.
     public init(
         maximumBodySize: Int = 1 << 20,
+        maximumEntries: Int = 10_000,
         includesCredentials: Bool = false,
         queue: DispatchQueue = DispatchQueue(label: "Courier.HARRecorder")
     ) {
         self.maximumBodySize = max(0, maximumBodySize)
+        self.maximumEntries = max(1, maximumEntries)
+        entries = EntryList(limit: max(1, maximumEntries))
         self.includesCredentials = includesCredentials
         self.queue = queue
     }
@@ -228,10 +236,19 @@ public final class HARRecorder: EventMonitor, Sendable {
 private final class EntryList: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [HARArchive.Entry] = []
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
 
     var all: [HARArchive.Entry] { lock.withLock { entries } }
 
-    func append(_ entry: HARArchive.Entry) { lock.withLock { entries.append(entry) } }
+    func append(_ entry: HARArchive.Entry) {
+        lock.withLock {
+            // Dropped in batches, so that a full recorder does not move every entry each time.
+            if entries.count >= limit { entries.removeFirst(max(1, min(entries.count, limit / 10))) }
+            entries.append(entry)
+        }
+    }
 
     func removeAll() { lock.withLock { entries.removeAll() } }
 }

@@ -65,16 +65,27 @@ final class EventLoopSteering: Sendable {
 
     /// Where a request goes, as the pool tells connections apart: its origin, and the trust
     /// settings that give it a pool of its own (AsyncHTTPClient keys pools by TLS configuration).
+    ///
+    /// Read per request, so it is cut from the URL's string rather than parsed: everything
+    /// before the path. Two spellings of one origin (a host's case, a default port written out)
+    /// count as two, which only makes the counts be trusted less.
     struct Origin: Hashable, Sendable {
-        let scheme: String?
-        let host: String?
-        let port: Int?
+        let prefix: Substring
         let trustPolicy: ObjectIdentifier?
 
         init(_ url: URL, trustPolicy: ObjectIdentifier? = nil) {
-            scheme = url.scheme
-            host = url.host
-            port = url.port
+            let string = url.absoluteString
+            let bytes = string.utf8
+            var end = bytes.endIndex
+            if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+                // `scheme://authority`: the authority ends at the path, query or fragment.
+                let authority = bytes.index(colon, offsetBy: 3, limitedBy: bytes.endIndex) ?? bytes.endIndex
+                end =
+                    bytes[authority...].firstIndex {
+                        $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                    } ?? bytes.endIndex
+            }
+            prefix = string[..<end]
             self.trustPolicy = trustPolicy
         }
     }

@@ -271,6 +271,21 @@ import Testing
         await offline.invalidate()
     }
 
+    /// A recorder keeps its last `maximumEntries` exchanges, so a long run cannot take all memory.
+    @Test func harRecorderKeepsTheNewestEntriesWithinItsLimit() async throws {
+        let events = MonitorEvents()
+        let recorder = HARRecorder(maximumEntries: 2, queue: events.queue)
+        let stub = StubTransport()
+        stub.respond { _ in .status(200, body: Data("ok".utf8)) }
+        let session = Session(transport: stub, eventMonitors: [recorder, events.monitor])
+        for index in 0..<3 {
+            _ = await session.request("https://example.com/\(index)").serializingData().response
+        }
+        try await events.waitForFinishes(3)
+        #expect(recorder.archive.log.entries.map(\.request.url) == ["https://example.com/1", "https://example.com/2"])
+        await session.invalidate()
+    }
+
     // MARK: - Metrics
 
     @Test(arguments: TransportKind.allCases)
