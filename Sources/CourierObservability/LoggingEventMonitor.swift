@@ -68,7 +68,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
         let errorType = MetricsEventMonitor.errorType(error, status: metrics.statusCode)
         let attempt = attempts.complete(request.id, errorType: errorType)
         guard logger.logLevel <= .debug else { return }
-        var metadata = baseMetadata(request)
+        var (subject, metadata) = subject(request)
         let number = attempt.map { "\($0)" } ?? "?"
         if let attempt { metadata[CourierMetadataKey.attempt] = "\(attempt)" }
         metadata[CourierMetadataKey.duration] = "\(Self.seconds(metrics.duration))"
@@ -86,45 +86,37 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
         if let error { outcome += ", \(error.kind.description)" }
         if metrics.responseSource != .network { outcome += " from the \(Self.describe(metrics.responseSource))" }
         logger.debug(
-            "\(describe(request)) attempt \(number): \(outcome) in \(Self.seconds(metrics.duration)) s",
+            "\(subject) attempt \(number): \(outcome) in \(Self.seconds(metrics.duration)) s",
             metadata: metadata
         )
     }
 
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {
         guard logger.logLevel <= .debug else { return }
-        var metadata = baseMetadata(request)
-        let entry = attempts.entry(request.id)
-        metadata[CourierMetadataKey.attempt] = "\(entry.completed)"
+        var (subject, metadata, next) = retry(request)
+        metadata[CourierMetadataKey.attempt] = "\(next - 1)"
         metadata[CourierMetadataKey.retryDelay] = "\(Self.seconds(delay))"
-        if let errorType = entry.lastErrorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
-        logger.debug("\(describe(request)) will retry in \(Self.seconds(delay)) s", metadata: metadata)
+        logger.debug("\(subject) will retry in \(Self.seconds(delay)) s", metadata: metadata)
     }
 
     /// Every retry, waited for or not (`RetryResult.retry` sends no `willRetryAfter`).
     public func requestIsRetrying(_ request: Request) {
         guard logger.logLevel <= .debug else { return }
-        var metadata = baseMetadata(request)
-        let entry = attempts.entry(request.id)
-        metadata[CourierMetadataKey.attempt] = "\(entry.completed + 1)"
-        if let errorType = entry.lastErrorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
-        logger.debug("\(describe(request)) retrying: attempt \(entry.completed + 1)", metadata: metadata)
+        var (subject, metadata, next) = retry(request)
+        metadata[CourierMetadataKey.attempt] = "\(next)"
+        logger.debug("\(subject) retrying: attempt \(next)", metadata: metadata)
     }
 
     public func request(_ request: Request, willFollow redirect: Redirect) {
         guard logger.logLevel <= .debug else { return }
         // The hop's own request, not the request's current head: from the second hop on (and
         // after a 303's change of method) they differ.
-        var metadata: Logger.Metadata = [
-            CourierMetadataKey.requestID: "\(request.id.uuidString)",
-            CourierMetadataKey.method: "\(redirect.request.method.rawValue)",
-            CourierMetadataKey.url: "\(redaction.string(for: redirect.request.url))",
-        ]
+        var (subject, metadata) = subject(redirect.request, id: request.id.uuidString)
         let location = redaction.string(for: redirect.nextRequest.url)
         metadata[CourierMetadataKey.statusCode] = "\(redirect.response.statusCode)"
         metadata[CourierMetadataKey.redirectLocation] = "\(location)"
         let line =
-            "\(describe(redirect.request)) redirected (\(redirect.response.statusCode)) to "
+            "\(subject) redirected (\(redirect.response.statusCode)) to "
             + "\(redirect.nextRequest.method.rawValue) \(location)"
         logger.debug("\(line)", metadata: metadata)
     }
@@ -132,7 +124,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     public func requestDidFinish(_ request: Request) {
         let counted = self.attempts.finish(request.id)?.completed ?? 0
         guard logger.logLevel <= .info else { return }
-        var metadata = baseMetadata(request)
+        var (subject, metadata) = subject(request)
         let metrics = request.allMetrics
         let attempts = max(counted, metrics.count)
         // From the first exchange, a redirect hop's included, to the last.
@@ -157,7 +149,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
             metadata[CourierMetadataKey.responseSource] = "\(source.rawValue)"
             if source != .network { outcome += " from the \(Self.describe(source))" }
         }
-        var summary = "\(describe(request)) \(outcome)"
+        var summary = "\(subject) \(outcome)"
         if let duration { summary += " in \(Self.seconds(duration)) s" }
         summary += ", \(attempts) attempt\(attempts == 1 ? "" : "s"), \(bytes) bytes"
         logger.info("\(summary)", metadata: metadata)
@@ -165,25 +157,36 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
 
     private func trace(_ event: String, _ request: Request) {
         guard logger.logLevel <= .trace else { return }
-        logger.trace("\(describe(request)) \(event)", metadata: baseMetadata(request))
+        let (subject, metadata) = subject(request)
+        logger.trace("\(subject) \(event)", metadata: metadata)
     }
 
-    private func baseMetadata(_ request: Request) -> Logger.Metadata {
-        var metadata: Logger.Metadata = [CourierMetadataKey.requestID: "\(request.id.uuidString)"]
-        if let head = request.requestHead {
-            metadata[CourierMetadataKey.method] = "\(head.method.rawValue)"
-            metadata[CourierMetadataKey.url] = "\(redaction.string(for: head.url))"
+    /// How a line names `request` (`GET <redacted URL>`, or its id before it has a head), and the
+    /// metadata every line about it carries. The URL is redacted once for both.
+    private func subject(_ request: Request) -> (String, Logger.Metadata) {
+        let id = request.id.uuidString
+        guard let head = request.requestHead else {
+            return ("request \(id)", [CourierMetadataKey.requestID: "\(id)"])
         }
-        return metadata
+        return subject(head, id: id)
     }
 
-    private func describe(_ request: Request) -> String {
-        guard let head = request.requestHead else { return "request \(request.id.uuidString)" }
-        return describe(head)
+    private func subject(_ head: RequestHead, id: String) -> (String, Logger.Metadata) {
+        let url = redaction.string(for: head.url)
+        let metadata: Logger.Metadata = [
+            CourierMetadataKey.requestID: "\(id)",
+            CourierMetadataKey.method: "\(head.method.rawValue)",
+            CourierMetadataKey.url: "\(url)",
+        ]
+        return ("\(head.method.rawValue) \(url)", metadata)
     }
 
-    private func describe(_ head: RequestHead) -> String {
-        "\(head.method.rawValue) \(redaction.string(for: head.url))"
+    /// The metadata of a retry line: the attempt it makes and why.
+    private func retry(_ request: Request) -> (String, Logger.Metadata, next: Int) {
+        var (subject, metadata) = subject(request)
+        let entry = attempts.entry(request.id)
+        if let errorType = entry.lastErrorType { metadata[CourierMetadataKey.errorType] = "\(errorType)" }
+        return (subject, metadata, entry.completed + 1)
     }
 
     private static func describe(_ source: ResponseSource) -> String {
