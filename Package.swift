@@ -67,8 +67,6 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // Already in AsyncHTTPClient's graph; named here to map decompression failures.
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                // Already in AsyncHTTPClient's graph; named here to tell the no-op tracer apart.
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // A transport that plays scripted responses, for tests without sockets (ours and users').
@@ -87,14 +85,15 @@ let package = Package(
                 ),
             ]
         ),
-        // swift-log and swift-metrics event monitors, in a library of their own so that an app
-        // that wants neither pays nothing: `Courier` depends on neither.
+        // swift-log, swift-metrics and swift-distributed-tracing event monitors, in a library of
+        // their own so that an app that wants none pays nothing: `Courier` depends on none.
         .target(
             name: "CourierObservability",
             dependencies: [
                 "Courier",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // HTTP Archives: recorded from a session by an event monitor, replayed by a stub
@@ -160,6 +159,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 // To check Courier's reading of certificates against swift-certificates'.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -6,7 +6,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Tracing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -168,9 +167,11 @@ public final class AsyncHTTPClientTransport: Transport {
         )
         configuration.httpVersion = .automatic
         configuration.connectionPool.retryConnectionEstablishment = false
-        // With no tracer bootstrapped, AsyncHTTPClient would still build a span per request for
-        // the no-op tracer (a tenth of a request's instructions) that nobody sees.
-        if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
+        // Courier traces requests itself (`TracingEventMonitor`), under the caller's span, on both
+        // transports. AsyncHTTPClient's spans would start on whatever thread sends an attempt,
+        // mostly under no parent, duplicating Courier's; with no tracer bootstrapped they would
+        // still cost a tenth of a request's instructions for the no-op tracer.
+        configuration.tracing.tracer = nil
         return configuration
     }
 

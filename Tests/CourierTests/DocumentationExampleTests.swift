@@ -8,6 +8,7 @@ import CourierTesting
 import Foundation
 import Logging
 import Testing
+import Tracing
 
 /// The code in the DocC articles (`Sources/*/*.docc`), run against the embedded server on both
 /// transports. Every line of every `swift` block in an article must appear in this file (checked
@@ -210,6 +211,20 @@ import Testing
             let offline = Session(transport: StubTransport(replaying: try HARArchive(data: Data(contentsOf: url))))
             #expect(await offline.request(server.url("/json")).serializingData().response.data == recorded)
             await offline.invalidate()
+        }
+    }
+
+    /// The tracing setup, as the observability article shows it (with the tracer bootstrapped in
+    /// this process, the no-op one: `TracingTests` checks the spans with a tracer of its own).
+    @Test func tracingSetup() async throws {
+        try await TestServer.withRunningServer { server in
+            let base = server.baseURL.absoluteString
+            let tracer = InstrumentationSystem.tracer
+            let session = Session(eventMonitors: [TracingEventMonitor(tracer: tracer)])
+            try await tracer.withSpan("checkout") { _ in
+                _ = try await session.request("\(base)/get").serializingData().value
+            }
+            await session.invalidate()
         }
     }
 

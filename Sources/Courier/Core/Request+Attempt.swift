@@ -269,6 +269,7 @@ extension Request {
                 // The cookies for where it goes, with any the last response set.
                 next.setHeader(cookies.cookieHeader(for: next.url), for: "Cookie")
             }
+            request.propagateContext(into: &next)
             if let redirect {
                 let sent = Redirect(
                     request: redirect.request,

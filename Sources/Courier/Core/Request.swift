@@ -214,6 +214,9 @@ public class Request: @unchecked Sendable {
     let customOperation: CustomOperation?
 
     let mutableState: Protected<MutableState>
+    /// What the session's ``RequestContextPropagator``s captured on the task that made the
+    /// request; empty when it has none.
+    let capturedContexts: [CapturedContext]
 
     init(
         id: UUID = UUID(),
@@ -236,6 +239,10 @@ public class Request: @unchecked Sendable {
         self.creationInterceptor = interceptor
         self.mayRetrySerializerFailures = Session.retries(interceptor) || Session.retries(session.interceptor)
         self.weakSession = session
+        // Read here, on the task that makes the request, where its task-local values are.
+        capturedContexts =
+            session.contextPropagators.isEmpty
+            ? [] : session.contextPropagators.map { CapturedContext(propagator: $0, value: $0.captureContext()) }
         // Made with its session in one expression: a local variable set and then handed over was
         // copied and destroyed on the way (about 2,000 instructions). A subclass whose own state
         // shares the lock passes the lock in (see `Protected`).

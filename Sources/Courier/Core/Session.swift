@@ -144,6 +144,9 @@ public final class Session: RequestDelegate, Sendable {
     public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The monitor told of every request's events (all of the session's monitors).
     public let eventMonitor: CompositeEventMonitor
+    /// The monitors among ``eventMonitor``'s that capture a context for each request and set
+    /// headers on its exchanges (see ``RequestContextPropagator``).
+    let contextPropagators: [any RequestContextPropagator]
     /// Posts every request's lifecycle notifications, unless the configuration turned them off.
     let notifications: CourierNotifications?
     /// Where serializers run: each request gets a serial queue targeting this one.
@@ -251,6 +254,7 @@ public final class Session: RequestDelegate, Sendable {
             ) : cachingTransport
         self.interceptor = interceptor
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
+        contextPropagators = eventMonitors.compactMap { $0 as? any RequestContextPropagator }
         // Outside the composite: it would hop to a queue for every event of every request,
         // where this queues the few it posts and drains them in bursts.
         notifications = configuration.postsNotifications ? CourierNotifications.shared : nil

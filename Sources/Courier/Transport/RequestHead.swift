@@ -107,6 +107,12 @@ public struct RequestHead: Sendable {
         source?.httpBodyStream = nil
     }
 
+    /// Replaces every header with `headers`.
+    mutating func replaceHeaders(with headers: HTTPHeaders) {
+        self.headers = headers
+        source?.allHTTPHeaderFields = headers.dictionary
+    }
+
     /// Sets header `name` to `value`, or removes it when `value` is `nil`.
 
     mutating func setHeader(_ value: String?, for name: String) {
