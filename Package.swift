@@ -120,6 +120,7 @@ let package = Package(
             name: "courier",
             dependencies: [
                 "Courier",
+                "CourierHAR",
                 "CourierNIO",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

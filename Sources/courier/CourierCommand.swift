@@ -147,6 +147,14 @@ struct CourierCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Record every exchange (attempts, redirects) to FILE as HAR 1.2, credentials redacted.",
+            valueName: "file"
+        )
+    )
+    var har: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Trust only the CA certificates in FILE (PEM or DER), as curl's --cacert.",
             valueName: "file"
         )
@@ -243,7 +251,8 @@ struct CourierCommand: AsyncParsableCommand {
                 outputPath: output,
                 resumes: resume,
                 checksStatus: checkStatus,
-                isOffline: offline
+                isOffline: offline,
+                harPath: har
             )
         } catch {
             throw ValidationError(error.description)

@@ -31,6 +31,8 @@ struct ClientOptions: Sendable {
     var checksStatus = false
     /// `--offline`: print the request without sending it.
     var isOffline = false
+    /// `--har`: the file the exchanges are recorded to, as HAR 1.2.
+    var harPath: String?
     /// `--cacert`, `--cert`, `--key`, `--pinnedpubkey`, `--insecure`.
     var trust = TrustOptions()
 

@@ -1,4 +1,5 @@
 import Courier
+import CourierHAR
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -26,8 +27,9 @@ struct Exchange {
         printRequest(headers: headers, form: form)
         if options.isOffline { return ExitStatus.success }
 
-        let session = makeSession()
-        let code: Int32
+        let recorder = options.harPath.map { _ in HARRecorder() }
+        let session = makeSession(recordingTo: recorder)
+        var code: Int32
         if options.downloads {
             code = await download(with: session)
         } else {
@@ -59,7 +61,27 @@ struct Exchange {
             }
         }
         await session.invalidate()
+        if let recorder, let path = options.harPath {
+            let written = await write(recorder, to: path)
+            if code == ExitStatus.success, !written { code = ExitStatus.failure }
+        }
         return code
+    }
+
+    /// Writes what `recorder` heard to `path` once it has heard it all; `false`, said on
+    /// stderr, when the file cannot be written.
+    private func write(_ recorder: HARRecorder, to path: String) async -> Bool {
+        // The requests have finished, so their last events are queued: this runs after them.
+        await withCheckedContinuation { continuation in
+            recorder.queue.async { continuation.resume() }
+        }
+        do {
+            try recorder.write(to: URL(fileURLWithPath: path))
+            return true
+        } catch {
+            terminal.error("courier: cannot write the HAR file \(path): \(error.localizedDescription)\n")
+            return false
+        }
     }
 
     // MARK: - Session and request
@@ -69,7 +91,7 @@ struct Exchange {
         options.retries > 0 ? RetryPolicy(retryLimit: options.retries) : nil
     }
 
-    private func makeSession() -> Session {
+    private func makeSession(recordingTo recorder: HARRecorder?) -> Session {
         let timeout = options.attemptTimeout
         let deadline = options.maximumTime
         let terminal = self.terminal
@@ -81,6 +103,9 @@ struct Exchange {
                     + "can read and change this exchange\n"
             )
         }
+        var monitors: [any EventMonitor] = []
+        if options.retries > 0 { monitors.append(RetryReporter { terminal.error("courier: " + $0) }) }
+        if let recorder { monitors.append(recorder) }
         let configuration = Session.Configuration {
             $0.timeoutInterval = timeout
             $0.requestDeadline = deadline
@@ -96,7 +121,7 @@ struct Exchange {
             transport: options.transport.makeTransport(connectTimeout: options.connectTimeout),
             interceptor: retryPolicy,
             redirectHandler: options.followsRedirects ? nil : Redirector.doNotFollow,
-            eventMonitors: options.retries > 0 ? [RetryReporter { terminal.error("courier: " + $0) }] : []
+            eventMonitors: monitors
         )
     }
 

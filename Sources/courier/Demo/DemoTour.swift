@@ -1,4 +1,5 @@
 import Courier
+import CourierHAR
 import CourierTestServer
 import Foundation
 
@@ -40,11 +41,12 @@ struct DemoTour {
         let session = Session()
         try await decode(with: session)
         try await validate(with: session)
-        let retried = try await retry()
+        let (retried, archive) = try await retry()
         try await download(with: session)
         try await upload(with: session)
         try await stream(with: session)
         showMetrics(of: retried)
+        try showArchive(archive)
         await session.invalidate()
         let elapsed = (clock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -87,7 +89,7 @@ struct DemoTour {
         printer.result("\"\(error.localizedDescription)\"")
     }
 
-    private func retry() async throws -> Request {
+    private func retry() async throws -> (Request, HARArchive) {
         printer.heading(3, "A retry with backoff after two 503s")
         printer.code(
             """
@@ -98,7 +100,9 @@ struct DemoTour {
             """
         )
         let recorder = AttemptRecorder(printer: printer)
-        let retrying = Session(interceptor: RetryPolicy(), eventMonitors: [recorder])
+        // Shares the attempt recorder's queue, so waiting for one waits for both.
+        let har = HARRecorder(queue: recorder.queue)
+        let retrying = Session(interceptor: RetryPolicy(), eventMonitors: [recorder, har])
         let request = retrying.request(server.url("/fault/flaky/demo?times=2&status=503")).validate()
         let data = try await request.serializingData().value
         // The monitor's lines come on its own queue: the request has finished, so they are all queued.
@@ -108,7 +112,26 @@ struct DemoTour {
         printer.result("succeeded with \(data.count) bytes; request.retryCount == \(request.retryCount)")
         await retrying.invalidate()
         guard request.retryCount == 2 else { throw StepFailure(description: "\(request.retryCount) retries, not 2") }
-        return request
+        return (request, har.archive)
+    }
+
+    private func showArchive(_ archive: HARArchive) throws {
+        printer.heading(8, "The request recorded as HAR 1.2 (`courier --har FILE URL` records a run)")
+        printer.code(
+            """
+            let recorder = HARRecorder()                          // credentials written as REDACTED
+            let retrying = Session(interceptor: RetryPolicy(), eventMonitors: [recorder])
+            try recorder.write(to: URL(fileURLWithPath: "run.har")) // replay: StubTransport(replaying:)
+            """
+        )
+        // An entry per exchange the request ended with (and per redirect hop): its final answer.
+        guard archive.log.entries.count == 1, let entry = archive.log.entries.first else {
+            throw StepFailure(description: "\(archive.log.entries.count) HAR entries, not 1")
+        }
+        printer.result(
+            "log.entries[0]: \(entry.request.method) \(entry.request.url) → \(entry.response.status), "
+                + "\(entry.response.content.size) bytes, \(String(format: "%.1f", entry.time)) ms"
+        )
     }
 
     private func showMetrics(of request: Request) {

@@ -17,6 +17,41 @@ import Testing
         }
     }
 
+    /// `--har FILE` writes every exchange (here a redirect hop and the answer) as HAR 1.2, on
+    /// either transport, readable by the user alone, credentials redacted; a file that cannot be
+    /// written fails the run.
+    @Test(arguments: ["nio", "urlsession"])
+    func harRecordsTheRun(transport: String) async throws {
+        try await TestServer.withRunningServer { server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("har-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("run.har").path
+            // A body that does not echo the request, so the token could only be in a header.
+            let url = server.url("/redirect-to?url=/json").absoluteString
+            let run = try await CourierRun.run(
+                ["--transport", transport, "--follow", "--har", path, "--bearer", "t0ken", url]
+            )
+            #expect(run.status == 0, "\(run.errorOutput)")
+            let archive = try jsonObject(Data(contentsOf: URL(fileURLWithPath: path)))
+            let log = try #require(archive["log"] as? [String: Any])
+            #expect(log["version"] as? String == "1.2")
+            let entries = try #require(log["entries"] as? [[String: Any]])
+            let statuses = entries.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }
+            #expect(statuses == [302, 200])
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains("\"REDACTED\""))
+            #expect(!text.contains("t0ken"))
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+            let missing = folder.appendingPathComponent("no/such/folder/run.har").path
+            let failed = try await CourierRun.run(["--transport", transport, "--har", missing, url])
+            #expect(failed.status == 1)
+            #expect(failed.errorOutput.contains("cannot write the HAR file"))
+        }
+    }
+
     @Test func bearerToken() async throws {
         try await TestServer.withRunningServer { server in
             let url = server.url("/bearer").absoluteString
