@@ -133,6 +133,11 @@ let package = Package(
             dependencies: [
                 "Courier",
                 "CourierNIO",
+                // `courier-ahc-observed`: what the three monitors cost.
+                "CourierObservability",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "CourierTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

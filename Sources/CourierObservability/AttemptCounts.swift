@@ -5,9 +5,9 @@ import Foundation
 ///
 /// A monitor hears of events on its queue after they happened, when the request may already be
 /// in its next attempt, so reading `Request.retryCount` or `Request.error` then would describe
-/// the wrong attempt: the events themselves are counted. They are not strictly ordered either
-/// (Courier queues some after releasing the request's lock), so an entry is made only by
-/// ``start(_:for:dimensions:)`` of a request not finished yet, a completion never makes one, and
+/// the wrong attempt: the events themselves are counted. An attempt's start is always told before
+/// its request's finish, but its completion may come after a finish (a cancel racing it), so an
+/// entry is made only by ``start(_:dimensions:)``, a completion never makes one, and
 /// ``finish(_:)`` removes it: nothing stays behind once a request has finished.
 ///
 /// `@unchecked Sendable`: `entries` is read and written only under `lock` (cheap: events of a
@@ -26,12 +26,11 @@ final class AttemptCounts: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [UUID: Entry] = [:]
 
-    /// Starts counting `request`, unless it is counted already or has finished (its finish event
-    /// may come before this one); `true` when it was started now.
+    /// Starts counting `request`, unless it is counted already; `true` when it was started now.
+    /// (Courier tells of an attempt's start before the request's finish, always.)
     @discardableResult
-    func start(_ id: UUID, finished: Bool, dimensions: [(String, String)] = []) -> Bool {
-        guard !finished else { return false }
-        return lock.withLock {
+    func start(_ id: UUID, dimensions: [(String, String)] = []) -> Bool {
+        lock.withLock {
             guard entries[id] == nil else { return false }
             entries[id] = Entry(dimensions: dimensions)
             return true

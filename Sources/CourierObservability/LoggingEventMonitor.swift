@@ -57,7 +57,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     public func requestDidCancel(_ request: Request) { trace("cancelled", request) }
 
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
-        attempts.start(request.id, finished: request.isFinished || request.isCancelled)
+        attempts.start(request.id)
     }
 
     public func request(_ request: Request, didValidateWithError error: CourierError?) {

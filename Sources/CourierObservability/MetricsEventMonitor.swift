@@ -53,7 +53,7 @@ public final class MetricsEventMonitor: EventMonitor, Sendable {
 
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
         let server = Self.server(of: request)
-        guard attempts.start(request.id, finished: request.isFinished || request.isCancelled, dimensions: server) else {
+        guard attempts.start(request.id, dimensions: server) else {
             return
         }
         activeRequests(server).increment()

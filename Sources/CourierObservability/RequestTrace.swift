@@ -2,13 +2,16 @@ import Courier
 import Foundation
 import Tracing
 
-/// The spans of one request: its own, and those of its exchanges not ended yet, oldest first.
-/// Kept with the request (``Request/capturedContext(for:)``), so it goes when the request goes:
-/// a monitor keeps no table of requests that could outlive them.
+/// The spans of one request: its own, and the open exchange span of each attempt whose end has
+/// not been heard of yet, oldest first. Kept with the request (``Request/capturedContext(for:)``),
+/// so it goes when the request goes: a monitor keeps no table of requests that could outlive them.
 ///
-/// Exchanges start on whatever thread sends them, and end on the monitor's queue, where events
-/// arrive later: the open ones wait here in order. The request's span is ended once, by the
-/// finish event; an exchange that starts after it is ended at once by whoever started it.
+/// Exchanges start on whatever thread sends them; an exchange that follows a redirect or answers
+/// a challenge ends the one before it there and then, with the answer it got. An attempt's last
+/// exchange ends when its completion event arrives on the monitor's queue, which may be after the
+/// next attempt started: hence one open span per attempt, in order. The request's span is ended
+/// once, by the finish event; an exchange that starts after it is ended at once by whoever
+/// started it.
 ///
 /// `@unchecked Sendable`: `state` is read and written only under `lock`; `span` is a `Span`,
 /// which is safe to use from any thread.
@@ -18,10 +21,21 @@ final class RequestTrace: @unchecked Sendable {
     private var state = State()
 
     private struct State {
-        var open: [any Span] = []
+        /// The current exchange's span of each attempt not heard to complete, oldest first.
+        var attempts: [any Span] = []
         var started = 0
         var lastStatus: Int?
         var isFinished = false
+    }
+
+    /// What ``didStart(_:startsAttempt:describing:name:)`` found.
+    struct Start {
+        /// Exchanges of the request before this one.
+        let resends: Int
+        /// The request had finished: the caller ends the exchange, nothing else will.
+        let isLate: Bool
+        /// The attempt's exchange before this one, for the caller to end.
+        let previous: (any Span)?
     }
 
     init(span: any Span) {
@@ -29,39 +43,47 @@ final class RequestTrace: @unchecked Sendable {
     }
 
     deinit {
-        // A request dropped before it ever ran: its span still ends, so no tracer keeps it.
-        if !state.isFinished { span.end() }
+        // A request dropped before it finished (never resumed, or left suspended): its spans
+        // still end, so no tracer keeps them.
+        guard !state.isFinished else { return }
+        state.attempts.forEach { $0.end() }
+        span.end()
     }
 
     /// Whether no exchange ever started, so the span still has its placeholder name.
     var isUnnamed: Bool { lock.withLock { state.started == 0 } }
 
-    /// Records that `exchange` started: how many started before it, and whether the request
-    /// had finished already (then the caller ends it: nothing else will).
-    func didStart(_ exchange: any Span) -> (resends: Int, isLate: Bool) {
+    /// Records that `exchange` started, as the first of an attempt or within the current one.
+    /// The request's first exchange names the request's span and adds `attributes` to it, here
+    /// under the lock, so that a finish cannot come in between and have its own overwritten.
+    func didStart(
+        _ exchange: any Span,
+        startsAttempt: Bool,
+        describing attributes: SpanAttributes,
+        name: String
+    ) -> Start {
         lock.withLock {
-            if !state.isFinished { state.open.append(exchange) }
-            state.started += 1
-            return (state.started - 1, state.isFinished)
+            defer { state.started += 1 }
+            guard !state.isFinished else { return Start(resends: state.started, isLate: true, previous: nil) }
+            if state.started == 0 {
+                span.operationName = name
+                attributes.forEach { span.attributes.set($0, value: $1) }
+            }
+            var previous: (any Span)?
+            if !startsAttempt, !state.attempts.isEmpty { previous = state.attempts.removeLast() }
+            state.attempts.append(exchange)
+            return Start(resends: state.started, isLate: false, previous: previous)
         }
     }
 
-    /// The oldest open exchange, now ended by the caller (a redirect's).
-    func endNextExchange() -> (any Span)? {
-        lock.withLock { state.open.isEmpty ? nil : state.open.removeFirst() }
-    }
-
-    /// Every open exchange (an attempt's, with the challenges answered on its way).
-    func endExchanges() -> [any Span] {
+    /// The oldest attempt's open exchange, now ended by the caller; records `status` as the
+    /// latest answer (none, when the attempt got none).
+    func completeAttempt(status: Int?) -> (any Span)? {
         lock.withLock {
-            defer { state.open.removeAll() }
-            return state.open
+            guard !state.isFinished else { return nil }
+            state.lastStatus = status
+            return state.attempts.isEmpty ? nil : state.attempts.removeFirst()
         }
-    }
-
-    func record(status: Int?) {
-        guard let status else { return }
-        lock.withLock { state.lastStatus = status }
     }
 
     /// The exchanges still open and the last status, the first time it is called; `nil` after.
@@ -69,8 +91,8 @@ final class RequestTrace: @unchecked Sendable {
         lock.withLock {
             guard !state.isFinished else { return nil }
             state.isFinished = true
-            defer { state.open.removeAll() }
-            return (state.open, state.lastStatus)
+            defer { state.attempts.removeAll() }
+            return (state.attempts, state.lastStatus)
         }
     }
 }

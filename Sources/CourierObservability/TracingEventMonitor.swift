@@ -5,7 +5,7 @@ import Tracing
 /// An event monitor that traces every request with swift-distributed-tracing, under
 /// OpenTelemetry's names for HTTP clients, and propagates the trace to the server.
 ///
-/// Each request gets a span of kind `.client`, named by its method, whose parent is the span
+/// Each request gets a span of kind `.client` (or the kind you choose), named by its method, whose parent is the span
 /// current on the task that made the request (`ServiceContext.current`). Under it, each exchange
 /// the request sends (each attempt, each redirect followed, each credential challenge answered)
 /// gets a `.client` span of its own, as OpenTelemetry asks for every resend, with
@@ -40,6 +40,7 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     public let queue: DispatchQueue
     private let tracer: any Tracer
     private let redaction: URLRedaction
+    private let requestSpanKind: SpanKind
 
     /// A monitor tracing with `tracer`.
     ///
@@ -48,15 +49,20 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     ///     `InstrumentationSystem.bootstrap` set) by default, read once, here.
     ///   - redaction: How `url.full` is written: without credentials, and with the values of
     ///     secret query items replaced (``URLRedaction/commonSecretQueryItemNames`` by default).
+    ///   - requestSpanKind: The kind of each request's own span, `.client` by default. Its
+    ///     exchanges' spans are always `.client`; pass `.internal` if your backend derives
+    ///     metrics or a service map from client spans and would count each request twice.
     ///   - queue: The serial queue events are delivered on; a queue of the monitor's own by
     ///     default.
     public init(
         tracer: (any Tracer)? = nil,
         redaction: URLRedaction = URLRedaction(),
+        requestSpanKind: SpanKind = .client,
         queue: DispatchQueue = DispatchQueue(label: "Courier.TracingEventMonitor")
     ) {
         self.tracer = tracer ?? InstrumentationSystem.tracer
         self.redaction = redaction
+        self.requestSpanKind = requestSpanKind
         self.queue = queue
     }
 
@@ -66,31 +72,39 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     public func captureContext() -> (any Sendable)? {
         let parent = ServiceContext.current ?? .topLevel
         // Named once the method is known, at the first exchange.
-        return RequestTrace(span: tracer.startSpan("HTTP", context: parent, ofKind: .client))
+        return RequestTrace(span: tracer.startSpan("HTTP", context: parent, ofKind: requestSpanKind))
     }
 
-    /// Starts the exchange's span and injects its context into the exchange's headers.
+    /// Ends the exchange before (a redirect's or a challenge's), starts this exchange's span, and
+    /// injects its context into the exchange's headers.
     public func request(
         _ request: Request,
         willSend head: RequestHead,
+        because reason: ExchangeReason,
         headers: inout HTTPHeaders,
         context: (any Sendable)?
     ) {
         guard let trace = context as? RequestTrace else { return }
-        let parent = trace.span.context
-        let exchange = tracer.startSpan(Self.spanName(head.method.rawValue), context: parent, ofKind: .client)
+        let name = Self.spanName(head.method.rawValue)
+        let exchange = tracer.startSpan(name, context: trace.span.context, ofKind: .client)
         var attributes = describe(head)
-        let (resends, isLate) = trace.didStart(exchange)
-        if resends > 0 { attributes["http.request.resend_count"] = resends }
-        exchange.attributes = attributes
-        if resends == 0 {
-            trace.span.operationName = exchange.operationName
-            trace.span.attributes = describe(head)
+        let start: RequestTrace.Start
+        switch reason {
+        case .attempt:
+            start = trace.didStart(exchange, startsAttempt: true, describing: attributes, name: name)
+        case .redirect(let answer), .challengeAnswer(let answer):
+            start = trace.didStart(exchange, startsAttempt: false, describing: attributes, name: name)
+            if let previous = start.previous {
+                // Its exchange ended with `answer`, which this one follows or answers.
+                end(previous, status: answer.statusCode, metrics: nil, error: nil)
+            }
         }
+        if start.resends > 0 { attributes["http.request.resend_count"] = start.resends }
+        exchange.attributes = attributes
         inject(exchange.context, into: &headers)
         // The request finished while this exchange was being made, and its finish event has
         // ended the spans it knew of: this exchange goes nowhere.
-        if isLate { exchange.end() }
+        if start.isLate { exchange.end() }
     }
 
     /// Sets the context's headers, replacing the caller's `traceparent` and `tracestate` when
@@ -108,22 +122,11 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
 
     // MARK: - Events
 
-    public func request(_ request: Request, willFollow redirect: Redirect) {
-        guard let trace = trace(of: request), let span = trace.endNextExchange() else { return }
-        end(span, status: redirect.response.statusCode, metrics: redirect.metrics, error: nil)
-    }
-
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         guard let trace = trace(of: request) else { return }
-        let spans = trace.endExchanges()
-        trace.record(status: metrics.statusCode)
-        // Only the last exchange's answer is in `metrics`; earlier ones were challenges answered.
-        for (index, span) in spans.enumerated() {
-            if index == spans.count - 1 {
-                end(span, status: metrics.statusCode, metrics: metrics, error: error)
-            } else {
-                span.end(at: Self.instant(metrics.endDate))
-            }
+        // The attempts' events come in order, so this is the oldest attempt's last exchange.
+        if let span = trace.completeAttempt(status: metrics.statusCode) {
+            end(span, status: metrics.statusCode, metrics: metrics, error: error)
         }
         if metrics.responseSource != .network {
             let source = Self.describe(metrics.responseSource)
@@ -172,18 +175,24 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         span.end()
     }
 
-    private func end(_ span: any Span, status: Int?, metrics: RequestMetrics, error: CourierError?) {
+    /// Ends an exchange's span with its answer: at `metrics`' end when known, else now (an
+    /// exchange ended by the next one starting).
+    private func end(_ span: any Span, status: Int?, metrics: RequestMetrics?, error: CourierError?) {
         if let status { span.attributes["http.response.status_code"] = status }
-        if let version = Self.protocolVersion(metrics.networkProtocolName) {
+        if let version = Self.protocolVersion(metrics?.networkProtocolName) {
             span.attributes["network.protocol.version"] = version
         }
-        if metrics.responseSource != .network {
-            span.attributes["courier.response_source"] = Self.describe(metrics.responseSource)
+        if let source = metrics?.responseSource, source != .network {
+            span.attributes["courier.response_source"] = Self.describe(source)
         }
         if let errorType = MetricsEventMonitor.errorType(error, status: status) {
             fail(span, error: error, errorType: errorType)
         }
-        span.end(at: Self.instant(metrics.endDate))
+        if let metrics {
+            span.end(at: Self.instant(metrics.endDate))
+        } else {
+            span.end()
+        }
     }
 
     private func fail(_ span: any Span, error: CourierError?, errorType: String) {
@@ -206,8 +215,11 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         if known != method { attributes["http.request.method_original"] = method }
         let url = head.url
         let scheme = url.scheme?.lowercased() ?? ""
-        attributes["server.address"] = url.host?.lowercased() ?? ""
-        attributes["server.port"] = url.port ?? (scheme == "https" ? 443 : 80)
+        // A `file` URL (read by Courier, not sent) has no server.
+        if scheme == "http" || scheme == "https" {
+            attributes["server.address"] = url.host?.lowercased() ?? ""
+            attributes["server.port"] = url.port ?? (scheme == "https" ? 443 : 80)
+        }
         attributes["url.full"] = redaction.string(for: url)
         attributes["url.scheme"] = scheme
         return attributes

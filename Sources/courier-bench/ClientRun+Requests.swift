@@ -46,7 +46,7 @@ extension ClientRun {
             }
             if decoding { try Self.check(try JSONDecoder().decode([Record].self, from: data)) }
             return Int64(data.count)
-        case .courierAsyncHTTPClient, .courierURLSession:
+        case .courierAsyncHTTPClient, .courierURLSession, .observedCourierAsyncHTTPClient:
             guard let session = connections.session else { throw BenchError("no Courier session") }
             let request = session.request(url).validate()
             if decoding {

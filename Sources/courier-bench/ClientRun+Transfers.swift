@@ -23,7 +23,7 @@ extension ClientRun {
             let (temporary, response) = try await urlSession.download(from: bodyURL)
             try Self.checkStatus((response as? HTTPURLResponse)?.statusCode ?? 0, of: bodyURL)
             try FileManager.default.moveItem(at: temporary, to: destination)
-        case .courierAsyncHTTPClient, .courierURLSession:
+        case .courierAsyncHTTPClient, .courierURLSession, .observedCourierAsyncHTTPClient:
             guard let session = connections.session else { throw BenchError("no Courier session") }
             _ = try await session.download(bodyURL, to: { _, _ in (destination, []) }).validate()
                 .serializingDownloadedFileURL().value
@@ -40,7 +40,7 @@ extension ClientRun {
             return try await rawAsyncHTTPClientUpload(file, contentType: "application/octet-stream")
         case .rawURLSession:
             return try await rawURLSessionUpload(file, contentType: "application/octet-stream", connections)
-        case .courierAsyncHTTPClient, .courierURLSession:
+        case .courierAsyncHTTPClient, .courierURLSession, .observedCourierAsyncHTTPClient:
             guard let session = connections.session else { throw BenchError("no Courier session") }
             return try await uploadedBytes(
                 session.upload(file, to: uploadURL, method: Courier.HTTPMethod(rawValue: layout.uploadMethod))
@@ -60,7 +60,7 @@ extension ClientRun {
             return client == .rawAsyncHTTPClient
                 ? try await rawAsyncHTTPClientUpload(body, contentType: contentType)
                 : try await rawURLSessionUpload(body, contentType: contentType, connections)
-        case .courierAsyncHTTPClient, .courierURLSession:
+        case .courierAsyncHTTPClient, .courierURLSession, .observedCourierAsyncHTTPClient:
             guard let session = connections.session else { throw BenchError("no Courier session") }
             let request = session.upload(
                 multipartFormData: { $0.append(file, withName: "file") },
@@ -161,7 +161,7 @@ extension ClientRun {
         case .rawURLSession:
             // FoundationNetworking has no `bytes(for:)`: a session delegate gets the pieces.
             bytes = try await ByteCounter.count(bodyURL, configuration: URLSessionTransport.defaultConfiguration())
-        case .courierAsyncHTTPClient, .courierURLSession:
+        case .courierAsyncHTTPClient, .courierURLSession, .observedCourierAsyncHTTPClient:
             guard let session = connections.session else { throw BenchError("no Courier session") }
             for try await piece in session.streamRequest(bodyURL).validate().streamingData() {
                 bytes += Int64(piece.count)

@@ -1,7 +1,11 @@
 import AsyncHTTPClient
+import CoreMetrics
 import Courier
 import CourierNIO
+import CourierObservability
 import Foundation
+import Logging
+import Tracing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -91,6 +95,16 @@ struct ClientRun {
             return Connections(session: Session(transport: AsyncHTTPClientTransport.shared), urlSession: nil)
         case .courierURLSession:
             return Connections(session: Session(transport: URLSessionTransport()), urlSession: nil)
+        case .observedCourierAsyncHTTPClient:
+            let monitors: [any EventMonitor] = [
+                LoggingEventMonitor(logger: Logger(label: "bench") { _ in DiscardingLogHandler() }),
+                MetricsEventMonitor(factory: NOOPMetricsHandler.instance),
+                TracingEventMonitor(tracer: NoOpTracer()),
+            ]
+            return Connections(
+                session: Session(transport: AsyncHTTPClientTransport.shared, eventMonitors: monitors),
+                urlSession: nil
+            )
         }
     }
 
@@ -139,5 +153,22 @@ struct ClientRun {
         let active: Bool
         let tags: [String]
         let bio: String
+    }
+}
+
+/// Takes every line at `.trace` and drops it: each line is built, as a real handler would have
+/// it, and nothing is written, so the benchmark measures the monitor and not a terminal.
+struct DiscardingLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        // Reading the message builds it, as writing it would.
+        _ = "\(event.message)"
     }
 }

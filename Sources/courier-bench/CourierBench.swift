@@ -24,7 +24,7 @@ struct CourierBench: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "A client to run (repeat for several): raw-ahc, courier-ahc, raw-urlsession, courier-urlsession. Default: all."
+            "A client to run (repeat for several): raw-ahc, courier-ahc, raw-urlsession, courier-urlsession, or courier-ahc-observed (with CourierObservability's monitors). Default: the first four."
     )
     var client: [Client] = []
 
@@ -121,7 +121,7 @@ struct CourierBench: ParsableCommand {
         }
         let orchestra = Orchestra(
             workloads: workload.isEmpty ? Workload.allCases : workload,
-            clients: client.isEmpty ? Client.allCases : client,
+            clients: client.isEmpty ? Client.defaults : client,
             rounds: smoke ? 1 : max(1, rounds),
             warmUp: !smoke,
             size: smoke ? 1 << 20 : size,

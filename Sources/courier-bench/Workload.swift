@@ -56,11 +56,18 @@ enum Client: String, CaseIterable, Codable, Sendable {
     case courierAsyncHTTPClient = "courier-ahc"
     case rawURLSession = "raw-urlsession"
     case courierURLSession = "courier-urlsession"
+    /// Courier over AsyncHTTPClient with `CourierObservability`'s three monitors doing all their
+    /// work (every log line built, every metric recorded, every span made), into backends that
+    /// drop it: what the monitors themselves cost. Run only when named.
+    case observedCourierAsyncHTTPClient = "courier-ahc-observed"
+
+    /// The clients a run measures when none is named.
+    static let defaults: [Client] = [.rawAsyncHTTPClient, .courierAsyncHTTPClient, .rawURLSession, .courierURLSession]
 
     /// The raw client Courier over the same transport is compared with.
     var baseline: Client? {
         switch self {
-        case .courierAsyncHTTPClient: return .rawAsyncHTTPClient
+        case .courierAsyncHTTPClient, .observedCourierAsyncHTTPClient: return .rawAsyncHTTPClient
         case .courierURLSession: return .rawURLSession
         case .rawAsyncHTTPClient, .rawURLSession: return nil
         }

@@ -229,8 +229,8 @@ extension Request {
                 // The request reads a CourierError carried under NSUnderlyingErrorKey as itself.
                 let carrier = URLError(.badServerResponse, userInfo: [NSUnderlyingErrorKey: error])
                 request.attempt(self, of: task, didCompleteWith: carrier, metrics: metrics)
-            case .startNextExchange(let next, let redirect):
-                startExchange(next, after: redirect, hops: hops)
+            case .startNextExchange(let next, let redirect, let challenge):
+                startExchange(next, after: redirect, answering: challenge, hops: hops)
             case .replay(let response, let kept):
                 replay(response, kept, task: task, hops: hops)
             }
@@ -263,13 +263,22 @@ extension Request {
 
         /// Sends `next` (the request `redirect` leads to, or a challenge's answer), unless the
         /// request has ended meanwhile.
-        private func startExchange(_ next: RequestHead, after redirect: Redirect?, hops: Protected<Hops>) {
+        private func startExchange(
+            _ next: RequestHead,
+            after redirect: Redirect?,
+            answering challenge: ResponseHead?,
+            hops: Protected<Hops>
+        ) {
             var next = next
             if let cookies, !setsOwnCookie {
                 // The cookies for where it goes, with any the last response set.
                 next.setHeader(cookies.cookieHeader(for: next.url), for: "Cookie")
             }
-            request.propagateContext(into: &next)
+            if let response = redirect?.response {
+                request.propagateContext(into: &next, because: .redirect(response))
+            } else if let challenge {
+                request.propagateContext(into: &next, because: .challengeAnswer(challenge))
+            }
             if let redirect {
                 let sent = Redirect(
                     request: redirect.request,

@@ -163,7 +163,7 @@ extension Request {
         if let cookies, !setsOwnCookie, let cookie = cookies.cookieHeader(for: head.url) {
             head.setHeader(cookie, for: "Cookie")
         }
-        propagateContext(into: &head)
+        propagateContext(into: &head, because: .attempt)
         guard let redirects = didCreateRequest(&head, session: session, setsOwnCookie: setsOwnCookie) else { return }
         // A file the caller named is read the same way under every transport (see LocalFileTransport).
         let transport = head.url.isFileURL ? LocalFileTransport() : session.exchangeTransport

@@ -254,7 +254,8 @@ extension Request {
             case cancelTask
             /// Send `next`: the request a redirect leads to (`redirect` records it) or a
             /// challenge's answer.
-            case startNextExchange(RequestHead, redirect: Redirect?)
+            /// Send the next exchange: after `redirect` followed, or answering `challenge`.
+            case startNextExchange(RequestHead, redirect: Redirect?, challenge: ResponseHead?)
             /// The handler declined: hand the redirect's head and what was kept to the request,
             /// then call ``replayed()`` until it says the replay is done.
             case replay(ResponseHead, Kept)
@@ -276,12 +277,12 @@ extension Request {
                 return .none
             case .following(let response, let next, true, _, _):
                 return advance(from: response, to: next, metrics: completion.metrics)
-            case .following(_, let next, false, _, _):
+            case .following(let response, let next, false, _, _):
                 // `current` stays the request without the answer's `Authorization`: a redirect
                 // from here starts from it, and the next challenge is answered for its own URL
                 // and method (a Digest answer names both); nor is the credential recorded.
                 phase = .forwarding
-                return .startNextExchange(next, redirect: nil)
+                return .startNextExchange(next, redirect: nil, challenge: response)
             }
         }
 
@@ -383,7 +384,7 @@ extension Request {
             count += 1
             current = next
             phase = .forwarding
-            return .startNextExchange(next, redirect: redirect)
+            return .startNextExchange(next, redirect: redirect, challenge: nil)
         }
     }
 }

@@ -561,23 +561,30 @@ public class Request: @unchecked Sendable {
     /// The transport made `task` for `head`, reporting to `attempt`: run it, hold it, or
     /// cancel it, as the state says.
     func didCreateTask(_ task: any TransportTask, for head: RequestHead, attempt: Attempt) {
+        // Built before the lock: on Linux a `URLRequest` costs more than the lock should be held.
+        let monitor = eventMonitor
+        let sent = monitor == nil ? nil : head.urlRequest
         let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             let action = state.machine.taskCreated()
             guard action != .cancel else { return (action, nil) }
             state.attempt = attempt
             state.task = task
             state.performedRequests.append(head)
+            // Queued with the change it reports, so that a cancel finishing the request after
+            // this lock is told after it, never before: monitors keep what they know of a request
+            // from its first attempt to its finish. Every monitor a request holds is a
+            // `CompositeEventMonitor`, which only queues the event: nothing of a user's runs here.
+            if let monitor, let sent { monitor.request(self, didStartAttemptWith: sent) }
             if action == .resume { post(.didResumeTask) }
             return (action, state.taskSnapshot(unlessAt: nil))
         }
         switch action {
         case .resume:
-            eventMonitor?.request(self, didStartAttemptWith: head.urlRequest)
             announce(.resumeTask)
             // Follows the state as it is by now: a suspend() since the decision found no task to pause.
             applyStateToTask(startingWith: snapshot)
         case .leaveSuspended:
-            eventMonitor?.request(self, didStartAttemptWith: head.urlRequest)
+            break
         case .cancel:
             task.cancel()
         }

@@ -8,7 +8,9 @@ import FoundationNetworking
 ///
 /// Every method has an empty default, so implement only what you need. A session calls its
 /// monitors through a ``CompositeEventMonitor``, each on its own ``queue``, in the order the
-/// events happened.
+/// events happened. One exception: an event of an attempt that a `cancel()` or the deadline cuts
+/// short as it ends (its completion, its validation) may come after ``requestDidFinish(_:)``;
+/// the start of an attempt always comes before.
 ///
 /// A response head arrives as a ``ResponseHead``: implement the `request(_:didReceive:)` that
 /// takes one to read its status and headers for free. Monitors written against the `HTTPURLResponse` form

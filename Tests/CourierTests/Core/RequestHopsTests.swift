@@ -38,7 +38,7 @@ import Testing
 
     /// The redirect a completion or decision started, or `nil` for any other action.
     private static func started(_ action: Hops.NextAction) -> Redirect? {
-        if case .startNextExchange(_, let redirect) = action { return redirect }
+        if case .startNextExchange(_, let redirect, _) = action { return redirect }
         return nil
     }
 
@@ -418,11 +418,12 @@ import Testing
             Issue.record("answered")
             return
         }
-        guard case .startNextExchange(let sent, nil) = hops.complete(Self.completion) else {
+        guard case .startNextExchange(let sent, nil, let answered?) = hops.complete(Self.completion) else {
             Issue.record("the answer is sent")
             return
         }
         #expect(sent.headers["Authorization"] != nil)
+        #expect(answered.statusCode == 401)
         #expect(hops.current.headers["Authorization"] == nil, "the answer is not the request's")
         // The answer's response redirects on the same origin: the next request carries no
         // stale answer (its own 401 gets a fresh one, for its own URL).

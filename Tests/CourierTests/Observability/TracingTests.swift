@@ -59,6 +59,7 @@ import Tracing
             }
             #expect(attempts[1].status == nil)
             #expect(Set(spans.map(\.traceID)).count == 1)
+            #expect(tracer.base.activeSpans.isEmpty)
 
             // Each attempt sent its own span's context, once, and no trace state of the caller's.
             let sent = request.performedRequests
@@ -85,6 +86,7 @@ import Tracing
                 .serializingDecodable([String: [String: String]].self).value
             try await events.waitForFinishes(1)
             try Self.checkRedirectSpans(tracer.base.finishedSpans, echo: echo, target: server.url("/headers"))
+            #expect(tracer.base.activeSpans.isEmpty)
             await session.invalidate()
         }
     }
@@ -137,7 +139,64 @@ import Tracing
         #expect(attempt.status?.code == .error)
         #expect(attempt.attributes.get("error.type") == .string("transportFailed"))
         #expect(attempt.attributes.get("http.response.status_code") == nil)
+        #expect(tracer.base.activeSpans.isEmpty)
         await session.invalidate()
+    }
+
+    /// Events reach the monitor after the request's next attempt started (here all of them come
+    /// once the request is over): each attempt's span still ends with its own answer.
+    @Test(arguments: TransportKind.allCases)
+    func lateEventsEndEachAttemptWithItsOwnAnswer(transport: TransportKind) async throws {
+        let tracer = W3CTestTracer()
+        let events = MonitorEvents()
+        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: RetryAtOnce(), eventMonitors: [monitor, events.monitor])
+            let gate = DispatchSemaphore(value: 0)
+            events.queue.async { gate.wait() }
+            let url = server.url("/fault/flaky/late-\(transport)?times=1&status=503")
+            let response = await session.request(url).validate().serializingData().response
+            gate.signal()
+            #expect(response.error == nil)
+            try await events.waitForFinishes(1)
+            let spans = tracer.base.finishedSpans
+            let requestSpan = try #require(spans.first { $0.parentSpanID == nil })
+            let attempts = Self.children(of: requestSpan, in: spans)
+            try #require(attempts.count == 2)
+            #expect(attempts[0].attributes.get("http.response.status_code") == .int64(503))
+            #expect(attempts[1].attributes.get("http.response.status_code") == .int64(200))
+            #expect(attempts[1].status == nil)
+            #expect(tracer.base.activeSpans.isEmpty)
+            await session.invalidate()
+        }
+    }
+
+    /// A challenge answered is an exchange of its own: the `401` ends the first, with its status.
+    @Test(arguments: TransportKind.allCases)
+    func aChallengeAnsweredIsAnExchangeOfItsOwn(transport: TransportKind) async throws {
+        let tracer = W3CTestTracer()
+        let events = MonitorEvents()
+        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(eventMonitors: [monitor, events.monitor])
+            let request = session.request(server.url("/basic-auth/ada/s3cret"))
+                .authenticate(username: "ada", password: "s3cret")
+                .validate()
+            #expect(await request.serializingData().response.error == nil)
+            try await events.waitForFinishes(1)
+            let spans = tracer.base.finishedSpans
+            let requestSpan = try #require(spans.first { $0.parentSpanID == nil })
+            #expect(requestSpan.status == nil)
+            #expect(requestSpan.attributes.get("http.response.status_code") == .int64(200))
+            let exchanges = Self.children(of: requestSpan, in: spans)
+            try #require(exchanges.count == 2, "\(spans.map(\.operationName))")
+            #expect(exchanges[0].attributes.get("http.response.status_code") == .int64(401))
+            #expect(exchanges[0].status?.code == .error)
+            #expect(exchanges[1].attributes.get("http.request.resend_count") == .int64(1))
+            #expect(exchanges[1].attributes.get("http.response.status_code") == .int64(200))
+            #expect(tracer.base.activeSpans.isEmpty)
+            await session.invalidate()
+        }
     }
 
     /// A request that never sends anything (its URL is refused) still has its span, with its error.
@@ -153,6 +212,13 @@ import Tracing
         #expect(span.status?.code == .error)
         #expect(span.attributes.get("error.type") != nil)
         #expect(tracer.base.activeSpans.isEmpty)
+    }
+}
+
+/// Retries a failed request once, at once.
+private struct RetryAtOnce: RequestInterceptor {
+    func retry(_ request: Request, for session: Session, dueTo error: CourierError) async -> RetryResult {
+        request.retryCount == 0 ? .retry : .doNotRetry
     }
 }
 
