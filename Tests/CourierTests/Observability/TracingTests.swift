@@ -60,6 +60,7 @@ import Tracing
             #expect(attempts[1].status == nil)
             #expect(Set(spans.map(\.traceID)).count == 1)
             #expect(tracer.base.activeSpans.isEmpty)
+            #expect(tracer.spansEndedTwice.isEmpty)
 
             // Each attempt sent its own span's context, once, and no trace state of the caller's.
             let sent = request.performedRequests
@@ -87,6 +88,7 @@ import Tracing
             try await events.waitForFinishes(1)
             try Self.checkRedirectSpans(tracer.base.finishedSpans, echo: echo, target: server.url("/headers"))
             #expect(tracer.base.activeSpans.isEmpty)
+            #expect(tracer.spansEndedTwice.isEmpty)
             await session.invalidate()
         }
     }
@@ -167,6 +169,7 @@ import Tracing
             #expect(attempts[1].attributes.get("http.response.status_code") == .int64(200))
             #expect(attempts[1].status == nil)
             #expect(tracer.base.activeSpans.isEmpty)
+            #expect(tracer.spansEndedTwice.isEmpty)
             await session.invalidate()
         }
     }
@@ -195,6 +198,7 @@ import Tracing
             #expect(exchanges[1].attributes.get("http.request.resend_count") == .int64(1))
             #expect(exchanges[1].attributes.get("http.response.status_code") == .int64(200))
             #expect(tracer.base.activeSpans.isEmpty)
+            #expect(tracer.spansEndedTwice.isEmpty)
             await session.invalidate()
         }
     }
@@ -226,6 +230,12 @@ private struct RetryAtOnce: RequestInterceptor {
 /// not W3C's, and `traceparent` is what Courier must not send twice).
 struct W3CTestTracer: Tracer {
     let base = InMemoryTracer()
+    /// How many times each span (by id) was ended: InMemoryTracer ignores a second end, and
+    /// Courier must not make one.
+    let ends = TestLock([String: Int]())
+
+    /// The spans ended more than once.
+    var spansEndedTwice: [String] { ends.withLock { $0.filter { $0.value > 1 }.map(\.key) } }
 
     static func traceparent(of span: FinishedInMemorySpan) -> String {
         "00-\(span.traceID)-\(span.spanID)-01"
@@ -239,8 +249,8 @@ struct W3CTestTracer: Tracer {
         function: String,
         file fileID: String,
         line: UInt
-    ) -> InMemorySpan {
-        base.startSpan(
+    ) -> CountingSpan {
+        let span = base.startSpan(
             operationName,
             context: context(),
             ofKind: kind,
@@ -249,9 +259,42 @@ struct W3CTestTracer: Tracer {
             file: fileID,
             line: line
         )
+        return CountingSpan(base: span, ends: ends)
     }
 
     func forceFlush() {}
+
+    /// An InMemorySpan that counts its ends.
+    struct CountingSpan: Tracing.Span {
+        let base: InMemorySpan
+        let ends: TestLock<[String: Int]>
+
+        var context: ServiceContext { base.context }
+        var operationName: String {
+            get { base.operationName }
+            nonmutating set { base.operationName = newValue }
+        }
+        var attributes: SpanAttributes {
+            get { base.attributes }
+            nonmutating set { base.attributes = newValue }
+        }
+        var isRecording: Bool { base.isRecording }
+
+        func setStatus(_ status: SpanStatus) { base.setStatus(status) }
+        func addEvent(_ event: SpanEvent) { base.addEvent(event) }
+        func addLink(_ link: SpanLink) { base.addLink(link) }
+        func recordError<Instant: TracerInstant>(
+            _ error: any Error,
+            attributes: SpanAttributes,
+            at instant: @autoclosure () -> Instant
+        ) {
+            base.recordError(error, attributes: attributes, at: instant())
+        }
+        func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+            ends.withLock { $0[base.spanID, default: 0] += 1 }
+            base.end(at: instant())
+        }
+    }
 
     func inject<Carrier, Inject: Injector>(
         _ context: ServiceContext,
