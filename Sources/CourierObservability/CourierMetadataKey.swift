@@ -24,6 +24,8 @@ public enum CourierMetadataKey {
     public static let duration = "courier.duration"
     /// Response body bytes received.
     public static let bytesReceived = "http.response.body.size"
+    /// The size of one piece of a response body, in a `.trace` line per piece.
+    public static let bodyPieceSize = "courier.body_piece.size"
     /// Request body bytes sent.
     public static let bytesSent = "http.request.body.size"
     /// Where the response came from: `network`, `cache` or `revalidatedCache`.

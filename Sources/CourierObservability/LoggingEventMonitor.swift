@@ -8,7 +8,8 @@ import Logging
 ///   duration, attempts and bytes received.
 /// - `.debug`: one line per attempt, retry decision and redirect hop, and where each response
 ///   came from (the network, the cache, or the cache after revalidation).
-/// - `.trace`: the request's lifecycle (created, resumed, suspended, cancelled).
+/// - `.trace`: the request's lifecycle (created, resumed, suspended, cancelled), and each piece of
+///   each response body (its size, never its bytes) when made with `logsBodyPieces: true`.
 ///
 /// Every line carries ``CourierMetadataKey`` metadata, starting with the request's id. Headers
 /// and bodies are never logged, so neither are credentials or cookies, at any level; URLs are
@@ -31,6 +32,8 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     public let redaction: URLRedaction
     /// The queue events arrive on.
     public let queue: DispatchQueue
+    /// Whether each response body piece gets a `.trace` line.
+    public let logsBodyPieces: Bool
     private let attempts = AttemptCounts()
 
     /// A monitor logging to `logger`.
@@ -39,16 +42,32 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     ///   - logger: Where lines go; its level decides which are written.
     ///   - redaction: How URLs are written; ``URLRedaction/commonSecretQueryItemNames`` are
     ///     redacted by default.
-    ///   - queue: The serial queue events are delivered on; a queue of the monitor's own by
-    ///     default.
+    ///   - logsBodyPieces: Whether each piece of each response body gets a `.trace` line with its
+    ///     size (an event per piece: off by default, and worth it only while debugging a transfer).
+    ///   - queue: The serial queue events are delivered on; by default the one queue
+    ///     `CourierObservability`'s monitors share, so that a session with several tells them of
+    ///     each event in one block.
     public init(
         logger: Logger,
         redaction: URLRedaction = URLRedaction(),
-        queue: DispatchQueue = DispatchQueue(label: "Courier.LoggingEventMonitor")
+        logsBodyPieces: Bool = false,
+        queue: DispatchQueue = ObservabilityQueue.shared
     ) {
         self.logger = logger
         self.redaction = redaction
+        self.logsBodyPieces = logsBodyPieces
         self.queue = queue
+    }
+
+    /// Whether the monitor asks for body pieces: when made with `logsBodyPieces` and its logger
+    /// writes `.trace` lines.
+    public var receivesBodyPieces: Bool { logsBodyPieces && logger.logLevel <= .trace }
+
+    public func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int) {
+        guard logger.logLevel <= .trace else { return }
+        var (subject, metadata) = subject(request)
+        metadata[CourierMetadataKey.bodyPieceSize] = "\(byteCount)"
+        logger.trace("\(subject) received \(byteCount) body bytes", metadata: metadata)
     }
 
     public func requestDidCreate(_ request: Request) { trace("created", request) }

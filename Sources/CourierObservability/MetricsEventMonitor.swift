@@ -41,11 +41,12 @@ public final class MetricsEventMonitor: EventMonitor, Sendable {
     /// - Parameters:
     ///   - factory: Where metrics are made: `MetricsSystem.factory` (what `MetricsSystem.bootstrap`
     ///     set) by default, or a factory of your own, such as MetricsTestKit's `TestMetrics`.
-    ///   - queue: The serial queue events are delivered on; a queue of the monitor's own by
-    ///     default.
+    ///   - queue: The serial queue events are delivered on; by default the one queue
+    ///     `CourierObservability`'s monitors share, so that a session with several tells them of
+    ///     each event in one block.
     public init(
         factory: any MetricsFactory = MetricsSystem.factory,
-        queue: DispatchQueue = DispatchQueue(label: "Courier.MetricsEventMonitor")
+        queue: DispatchQueue = ObservabilityQueue.shared
     ) {
         self.factory = factory
         self.queue = queue

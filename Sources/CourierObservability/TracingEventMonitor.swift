@@ -52,13 +52,14 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     ///   - requestSpanKind: The kind of each request's own span, `.client` by default. Its
     ///     exchanges' spans are always `.client`; pass `.internal` if your backend derives
     ///     metrics or a service map from client spans and would count each request twice.
-    ///   - queue: The serial queue events are delivered on; a queue of the monitor's own by
-    ///     default.
+    ///   - queue: The serial queue events are delivered on; by default the one queue
+    ///     `CourierObservability`'s monitors share, so that a session with several tells them of
+    ///     each event in one block.
     public init(
         tracer: (any Tracer)? = nil,
         redaction: URLRedaction = URLRedaction(),
         requestSpanKind: SpanKind = .client,
-        queue: DispatchQueue = DispatchQueue(label: "Courier.TracingEventMonitor")
+        queue: DispatchQueue = ObservabilityQueue.shared
     ) {
         self.tracer = tracer ?? InstrumentationSystem.tracer
         self.redaction = redaction

@@ -156,11 +156,12 @@ struct ClientRun {
     }
 }
 
-/// Takes every line at `.trace` and drops it: each line is built, as a real handler would have
-/// it, and nothing is written, so the benchmark measures the monitor and not a terminal.
+/// Takes every line at `.info` (a production level: one line per request) and drops it: each
+/// line is built, as a real handler would have it, and nothing is written, so the benchmark
+/// measures the monitor and not a terminal.
 struct DiscardingLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
+    var logLevel: Logger.Level = .info
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }

@@ -153,6 +153,7 @@ public class DataRequest: Request, @unchecked Sendable {
             // Most requests have no progress listener: no second lock per piece for them.
             return .stored(reportsProgress: state.downloadReporter.hasListeners)
         }
+        if case .stored = outcome { announceBodyPiece(data.count) }
         switch outcome {
         case .ignored, .stored(reportsProgress: false):
             return

@@ -224,6 +224,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             return true
         }
         guard isCurrent else { return }
+        announceBodyPiece(data.count)
         reportDownloadProgress()
         // One lock per piece: park it, drop it, or take the consumers to hand it to.
         let consumers = streamState.withLock { state -> [any Consumer] in

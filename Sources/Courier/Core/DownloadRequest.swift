@@ -287,6 +287,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return true
         }
         guard isCurrent else { return }
+        announceBodyPiece(data.count)
         // Pieces join the batch a queued block has not taken yet, so a fast network costs one
         // block on the file queue per batch rather than one per 16 KB piece.
         let (newBatch, holdBack) =

@@ -590,6 +590,13 @@ public class Request: @unchecked Sendable {
         }
     }
 
+    /// Tells the monitors that asked for them (``EventMonitor/receivesBodyPieces``) of a piece of
+    /// `byteCount` body bytes; for the rest, one check of a constant.
+    func announceBodyPiece(_ byteCount: Int) {
+        guard let monitor = eventMonitor, monitor.receivesBodyPieces else { return }
+        monitor.request(self, didReceiveBodyPieceOf: byteCount)
+    }
+
     /// Records the end of `attempt` with its `metrics`; returns whether it was the current
     /// attempt and has ended (no attempt is current until the next, so late events of this one
     /// are ignored).

@@ -61,6 +61,13 @@ public protocol EventMonitor: Sendable {
     /// The server redirected an attempt and Courier is about to send `redirect.nextRequest`:
     /// once per redirect followed, with the `3xx` and its exchange's metrics.
     func request(_ request: Request, willFollow redirect: Redirect)
+    /// Whether this monitor wants ``request(_:didReceiveBodyPieceOf:)`` for every piece of every
+    /// response body. `false` by default, so that a session whose monitors do not ask pays nothing
+    /// per piece; read once, when the monitor is added to a session or a request.
+    var receivesBodyPieces: Bool { get }
+    /// A piece of `byteCount` bytes of the current attempt's response body arrived (data, download
+    /// and stream requests alike). Called only when ``receivesBodyPieces`` is `true`.
+    func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int)
     /// An attempt ended, with its metrics and its transport error, if any.
     func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?)
     /// The validators ran; `error` is the first failure, or `nil` when all passed.
@@ -128,6 +135,10 @@ extension EventMonitor {
         self.request(request, didReceive: response)
     }
     public func request(_ request: Request, willFollow redirect: Redirect) {}
+    /// `false`: body pieces are not reported.
+    public var receivesBodyPieces: Bool { false }
+    /// Does nothing.
+    public func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int) {}
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {}
     public func request(_ request: Request, didValidateWithError error: CourierError?) {}
     public func request(_ request: Request, didIgnoreCustomResponse reason: String) {}
@@ -157,15 +168,48 @@ private let defaultEventMonitorQueue = DispatchQueue(label: "Courier.eventMonito
 public struct CompositeEventMonitor: EventMonitor {
     /// The monitors, told in this order.
     public let monitors: [any EventMonitor]
+    /// Whether any of ``monitors`` wants body pieces; only those that do are told of them.
+    public let receivesBodyPieces: Bool
+    /// The monitors by queue, in order: monitors sharing a queue are told of an event in one
+    /// block on it, not one block each (a block per event per monitor was most of what
+    /// monitors cost a request).
+    private let groups: [Group]
+    private let pieceGroups: [Group]
+
+    private struct Group: Sendable {
+        let queue: DispatchQueue
+        var monitors: [any EventMonitor]
+    }
 
     /// Creates a monitor that tells each of `monitors`.
     public init(monitors: [any EventMonitor]) {
         self.monitors = monitors
+        groups = Self.grouped(monitors)
+        pieceGroups = Self.grouped(monitors.filter(\.receivesBodyPieces))
+        receivesBodyPieces = !pieceGroups.isEmpty
+    }
+
+    /// Monitors on the same queue in one group, at the place of the first; their order on the
+    /// queue is their order in `monitors`.
+    private static func grouped(_ monitors: [any EventMonitor]) -> [Group] {
+        var groups: [Group] = []
+        for monitor in monitors {
+            let queue = monitor.queue
+            if let index = groups.firstIndex(where: { $0.queue === queue }) {
+                groups[index].monitors.append(monitor)
+            } else {
+                groups.append(Group(queue: queue, monitors: [monitor]))
+            }
+        }
+        return groups
     }
 
     private func each(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for monitor in monitors {
-            monitor.queue.async { event(monitor) }
+        for group in groups {
+            let monitors = group.monitors
+            group.queue.async {
+                for monitor in monitors { event(monitor) }
+            }
         }
     }
 
@@ -210,6 +254,15 @@ public struct CompositeEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, willFollow redirect: Redirect) {
         each { $0.request(request, willFollow: redirect) }
+    }
+    /// Tells the monitors that want body pieces.
+    public func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int) {
+        for group in pieceGroups {
+            let monitors = group.monitors
+            group.queue.async {
+                for monitor in monitors { monitor.request(request, didReceiveBodyPieceOf: byteCount) }
+            }
+        }
     }
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         each { $0.request(request, didCompleteAttemptWith: metrics, error: error) }

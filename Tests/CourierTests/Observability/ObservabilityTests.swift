@@ -111,6 +111,35 @@ import Testing
         }
     }
 
+    /// `.trace` lines per body piece come only when asked for, for data and download requests,
+    /// and their sizes add up to the body.
+    @Test(arguments: TransportKind.allCases)
+    func bodyPiecesAreLoggedOnlyWhenAsked(transport: TransportKind) async throws {
+        let asked = LogCapture()
+        let quiet = LogCapture()
+        let events = MonitorEvents()
+        let monitors: [any EventMonitor] = [
+            LoggingEventMonitor(logger: asked.logger(level: .trace), logsBodyPieces: true, queue: events.queue),
+            LoggingEventMonitor(logger: quiet.logger(level: .trace), queue: events.queue),
+            events.monitor,
+        ]
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(eventMonitors: monitors)
+            let size = 200_000
+            #expect(await session.request(server.url("/bytes/\(size)")).serializingData().response.error == nil)
+            let download = await session.download(server.url("/bytes/\(size)")).serializingDownloadedFileURL().response
+            #expect(download.error == nil)
+            if let file = download.fileURL { try? FileManager.default.removeItem(at: file) }
+            try await events.waitForFinishes(2)
+            let pieces = asked.records.filter { $0.metadata[CourierMetadataKey.bodyPieceSize] != nil }
+            let total = pieces.compactMap { Int("\($0.metadata[CourierMetadataKey.bodyPieceSize] ?? "")") }.reduce(0, +)
+            #expect(total == 2 * size)
+            #expect(pieces.allSatisfy { $0.level == .trace && $0.message.hasSuffix(" body bytes") })
+            #expect(!quiet.records.contains { $0.metadata[CourierMetadataKey.bodyPieceSize] != nil })
+            await session.invalidate()
+        }
+    }
+
     @Test func urlsLoseCredentialsAndSecretQueryValues() throws {
         let redaction = URLRedaction()
         let url = try #require(
