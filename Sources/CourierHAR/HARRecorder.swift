@@ -99,6 +99,10 @@ public final class HARRecorder: EventMonitor, Sendable {
     /// Forgets what was recorded.
     public func removeAll() { entries.removeAll() }
 
+    /// Does nothing: the response is read from the request when it finishes, so no
+    /// `HTTPURLResponse` is built for this recorder.
+    public func request(_ request: Request, didReceive head: ResponseHead) {}
+
     public func request(_ request: Request, willFollow redirect: Redirect) {
         entries.append(
             entry(

@@ -75,7 +75,11 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     public func requestDidSuspend(_ request: Request) { trace("suspended", request) }
     public func requestDidCancel(_ request: Request) { trace("cancelled", request) }
 
-    public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
+    /// Does nothing: the response's status is read from the attempt's metrics, so no
+    /// `HTTPURLResponse` is built for this monitor.
+    public func request(_ request: Request, didReceive head: ResponseHead) {}
+
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
         attempts.start(request.id)
     }
 

@@ -52,8 +52,12 @@ public final class MetricsEventMonitor: EventMonitor, Sendable {
         self.queue = queue
     }
 
-    public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
-        let server = Self.server(of: request)
+    /// Does nothing: the response's status is read from the attempt's metrics, so no
+    /// `HTTPURLResponse` is built for this monitor.
+    public func request(_ request: Request, didReceive head: ResponseHead) {}
+
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
+        let server = Self.server(of: head)
         guard attempts.start(request.id, dimensions: server) else {
             return
         }

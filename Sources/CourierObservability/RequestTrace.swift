@@ -53,21 +53,25 @@ final class RequestTrace: @unchecked Sendable {
     /// Whether no exchange ever started, so the span still has its placeholder name.
     var isUnnamed: Bool { lock.withLock { state.started == 0 } }
 
-    /// Records that `exchange` started, as the first of an attempt or within the current one.
-    /// The request's first exchange names the request's span and adds `attributes` to it, here
-    /// under the lock, so that a finish cannot come in between and have its own overwritten.
+    /// Records that `exchange` started, as the first of an attempt or within the current one,
+    /// and sets its `http.request.resend_count`. The request's first exchange names the request's
+    /// span and adds `head`'s attributes to it. Both here, under the lock, so that a finish
+    /// cannot come in between and have its own attributes overwritten.
     func didStart(
         _ exchange: any Span,
         startsAttempt: Bool,
-        describing attributes: SpanAttributes,
-        name: String
+        describing head: RequestHead,
+        name: String,
+        using describe: (RequestHead) -> SpanAttributes
     ) -> Start {
         lock.withLock {
             defer { state.started += 1 }
             guard !state.isFinished else { return Start(resends: state.started, isLate: true, previous: nil) }
             if state.started == 0 {
                 span.operationName = name
-                attributes.forEach { span.attributes.set($0, value: $1) }
+                describe(head).forEach { span.attributes.set($0, value: $1) }
+            } else {
+                exchange.attributes["http.request.resend_count"] = state.started
             }
             var previous: (any Span)?
             if !startsAttempt, !state.attempts.isEmpty { previous = state.attempts.removeLast() }

@@ -33,14 +33,16 @@ import Tracing
 /// ``AsyncHTTPClientTransport``'s default configuration, so nothing is traced twice.
 ///
 /// Spans go to `InstrumentationSystem.tracer` (bootstrap it once at launch) unless a tracer is
-/// given. With no tracer bootstrapped, leave this monitor out: spans of the no-op tracer cost
-/// work and show nothing.
+/// given. With swift-distributed-tracing's `NoOpTracer` (no tracer bootstrapped) it does nothing
+/// and costs next to nothing.
 public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     /// The queue events arrive on.
     public let queue: DispatchQueue
     private let tracer: any Tracer
     private let redaction: URLRedaction
     private let requestSpanKind: SpanKind
+    /// Whether spans go nowhere (no tracer was bootstrapped): then the monitor does nothing.
+    private let isNoOp: Bool
 
     /// A monitor tracing with `tracer`.
     ///
@@ -61,7 +63,9 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         requestSpanKind: SpanKind = .client,
         queue: DispatchQueue = ObservabilityQueue.shared
     ) {
-        self.tracer = tracer ?? InstrumentationSystem.tracer
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        self.tracer = tracer
+        isNoOp = tracer is NoOpTracer
         self.redaction = redaction
         self.requestSpanKind = requestSpanKind
         self.queue = queue
@@ -71,6 +75,7 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
 
     /// Starts the request's span under the caller's current span, as the request is made.
     public func captureContext() -> (any Sendable)? {
+        guard !isNoOp else { return nil }
         let parent = ServiceContext.current ?? .topLevel
         // Named once the method is known, at the first exchange.
         return RequestTrace(span: tracer.startSpan("HTTP", context: parent, ofKind: requestSpanKind))
@@ -88,20 +93,19 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         guard let trace = context as? RequestTrace else { return }
         let name = Self.spanName(head.method.rawValue)
         let exchange = tracer.startSpan(name, context: trace.span.context, ofKind: .client)
-        var attributes = describe(head)
+        // Set before the exchange is shared: a finish from now on may fail and end it.
+        exchange.attributes = describe(head)
         let start: RequestTrace.Start
         switch reason {
         case .attempt:
-            start = trace.didStart(exchange, startsAttempt: true, describing: attributes, name: name)
+            start = trace.didStart(exchange, startsAttempt: true, describing: head, name: name, using: describe)
         case .redirect(let answer), .challengeAnswer(let answer):
-            start = trace.didStart(exchange, startsAttempt: false, describing: attributes, name: name)
+            start = trace.didStart(exchange, startsAttempt: false, describing: head, name: name, using: describe)
             if let previous = start.previous {
                 // Its exchange ended with `answer`, which this one follows or answers.
                 end(previous, status: answer.statusCode, metrics: nil, error: nil)
             }
         }
-        if start.resends > 0 { attributes["http.request.resend_count"] = start.resends }
-        exchange.attributes = attributes
         inject(exchange.context, into: &headers)
         // The request finished while this exchange was being made, and its finish event has
         // ended the spans it knew of: this exchange goes nowhere.
@@ -122,6 +126,10 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     }
 
     // MARK: - Events
+
+    /// Does nothing: the status is read from the attempt's metrics, so no `HTTPURLResponse` is
+    /// built for this monitor.
+    public func request(_ request: Request, didReceive head: ResponseHead) {}
 
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         guard let trace = trace(of: request) else { return }

@@ -25,8 +25,16 @@ extension Request {
     /// has happened by then). It stays with the request for as long as the request exists, since
     /// parse events can come after the request finishes: a monitor that keeps the request
     /// keeps it alive.
+    ///
+    /// A ``RequestContextPropagator`` that is already one of the session's monitors is not added
+    /// again: it keeps per-request state, and hearing each event twice would corrupt it.
     @discardableResult
     public func eventMonitor(_ monitor: any EventMonitor) -> Self {
+        if let propagator = monitor as? any RequestContextPropagator,
+            capturedContexts.contains(where: { $0.propagator === propagator })
+        {
+            return self
+        }
         let sessionMonitors =
             (sessionEventMonitor as? CompositeEventMonitor)?.monitors
             ?? sessionEventMonitor.map { [$0] } ?? []

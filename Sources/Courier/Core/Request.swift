@@ -462,7 +462,7 @@ public class Request: @unchecked Sendable {
             return false
         }
         if isOver { return false }
-        eventMonitor?.request(self, didCreateInitialURLRequest: head.urlRequest)
+        eventMonitor?.request(self, didCreateInitialRequest: head)
         return true
     }
 
@@ -520,7 +520,7 @@ public class Request: @unchecked Sendable {
             )
         }
         guard settings != nil else { return nil }
-        eventMonitor?.request(self, didCreateURLRequest: head.urlRequest)
+        eventMonitor?.request(self, didCreateRequest: head)
         callCreationHooks(hooks, for: head)
         return settings
     }
@@ -561,9 +561,8 @@ public class Request: @unchecked Sendable {
     /// The transport made `task` for `head`, reporting to `attempt`: run it, hold it, or
     /// cancel it, as the state says.
     func didCreateTask(_ task: any TransportTask, for head: RequestHead, attempt: Attempt) {
-        // Built before the lock: on Linux a `URLRequest` costs more than the lock should be held.
+        // Read before the lock, which it takes once a monitor was added to the request.
         let monitor = eventMonitor
-        let sent = monitor == nil ? nil : head.urlRequest
         let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             let action = state.machine.taskCreated()
             guard action != .cancel else { return (action, nil) }
@@ -574,7 +573,7 @@ public class Request: @unchecked Sendable {
             // this lock is told after it, never before: monitors keep what they know of a request
             // from its first attempt to its finish. Every monitor a request holds is a
             // `CompositeEventMonitor`, which only queues the event: nothing of a user's runs here.
-            if let monitor, let sent { monitor.request(self, didStartAttemptWith: sent) }
+            monitor?.request(self, didStartAttemptWith: head)
             if action == .resume { post(.didResumeTask) }
             return (action, state.taskSnapshot(unlessAt: nil))
         }

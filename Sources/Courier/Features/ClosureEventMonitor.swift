@@ -276,6 +276,18 @@ public final class ClosureEventMonitor: EventMonitor {
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
         handler(\.requestDidStartAttempt)?(request, urlRequest)
     }
+    /// Calls the closure set for this event, if any, building the `URLRequest` only then.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
+        handler(\.requestDidStartAttempt)?(request, head.urlRequest)
+    }
+    /// Calls the closure set for this event, if any, building the `URLRequest` only then.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {
+        handler(\.requestDidCreateURLRequest)?(request, head.urlRequest)
+    }
+    /// Calls the closure set for this event, if any, building the `URLRequest` only then.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {
+        handler(\.requestDidCreateInitialURLRequest)?(request, head.urlRequest)
+    }
     /// Calls the closure set for this event, if any.
     public func request(_ request: Request, didReceive head: ResponseHead) {
         handler(\.requestDidReceiveResponseHead)?(request, head)

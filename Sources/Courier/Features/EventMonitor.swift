@@ -9,8 +9,8 @@ import FoundationNetworking
 /// Every method has an empty default, so implement only what you need. A session calls its
 /// monitors through a ``CompositeEventMonitor``, each on its own ``queue``, in the order the
 /// events happened. One exception: an event of an attempt that a `cancel()` or the deadline cuts
-/// short as it ends (its completion, its validation) may come after ``requestDidFinish(_:)``;
-/// the start of an attempt always comes before.
+/// short as it ends (a body piece, its completion, its validation) may come after
+/// ``requestDidFinish(_:)``; the start of an attempt always comes before.
 ///
 /// A response head arrives as a ``ResponseHead``: implement the `request(_:didReceive:)` that
 /// takes one to read its status and headers for free. Monitors written against the `HTTPURLResponse` form
@@ -39,18 +39,32 @@ public protocol EventMonitor: Sendable {
     /// An attempt's transfer was stopped by `cancel()` (Alamofire's `didCancelTask`).
     func requestDidCancelTask(_ request: Request)
     /// The caller's parameters were built into a URLRequest for the next attempt, before any
-    /// adapter ran: once per attempt, as in Alamofire.
+    /// adapter ran: once per attempt, as in Alamofire. Courier calls the ``RequestHead`` form,
+    /// whose default builds the `URLRequest` and calls this one.
     func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
-    /// The URLRequest for an attempt was built.
+    /// The caller's parameters were built into the head of the next attempt: the event Courier
+    /// sends. Implement this form when the method, URL and headers are what you read: no
+    /// `URLRequest` is built for you (on Linux, building one costs more than the rest of a
+    /// monitor's work). By default it builds one and calls the `URLRequest` form.
+    func request(_ request: Request, didCreateInitialRequest head: RequestHead)
+    /// The URLRequest for an attempt was built. Courier calls the ``RequestHead`` form, whose
+    /// default builds the `URLRequest` and calls this one.
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// The head an attempt sends was built: the event Courier sends. By default it builds the
+    /// `URLRequest` and calls the `URLRequest` form.
+    func request(_ request: Request, didCreateRequest head: RequestHead)
     /// Building the URLRequest failed; the request will finish with `error`.
     func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError)
     /// The interceptors turned the request's initial URLRequest into `adapted` for the next attempt.
     func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest)
     /// An adapter threw; the retriers decide next.
     func request(_ request: Request, didFailToAdaptURLRequest initial: URLRequest, withError error: CourierError)
-    /// An attempt was handed to the transport.
+    /// An attempt was handed to the transport. Courier calls the ``RequestHead`` form, whose
+    /// default builds the `URLRequest` and calls this one.
     func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest)
+    /// An attempt was handed to the transport, with the head it sends: the event Courier sends.
+    /// By default it builds the `URLRequest` and calls the `URLRequest` form.
+    func request(_ request: Request, didStartAttemptWith head: RequestHead)
     /// An attempt's response head arrived, as an `HTTPURLResponse`. Courier calls the
     /// ``ResponseHead`` form, whose default calls this one.
     func request(_ request: Request, didReceive response: HTTPURLResponse)
@@ -116,6 +130,18 @@ extension EventMonitor {
     public func requestDidSuspendTask(_ request: Request) {}
     public func requestDidCancelTask(_ request: Request) {}
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    /// Builds the head's `URLRequest` and calls the `URLRequest` form, on the monitor's queue.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {
+        self.request(request, didCreateURLRequest: head.urlRequest)
+    }
+    /// Builds the head's `URLRequest` and calls the `URLRequest` form, on the monitor's queue.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {
+        self.request(request, didCreateInitialURLRequest: head.urlRequest)
+    }
+    /// Builds the head's `URLRequest` and calls the `URLRequest` form, on the monitor's queue.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
+        self.request(request, didStartAttemptWith: head.urlRequest)
+    }
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: CourierError) {}
     public func request(_ request: Request, didAdaptInitialRequest initial: URLRequest, to adapted: URLRequest) {}
     /// Does nothing.
@@ -243,6 +269,18 @@ public struct CompositeEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, didStartAttemptWith urlRequest: URLRequest) {
         each { $0.request(request, didStartAttemptWith: urlRequest) }
+    }
+    /// Passes the head on: each monitor builds a `URLRequest` only if it reads one.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
+        each { $0.request(request, didStartAttemptWith: head) }
+    }
+    /// Passes the head on: each monitor builds a `URLRequest` only if it reads one.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {
+        each { $0.request(request, didCreateRequest: head) }
+    }
+    /// Passes the head on: each monitor builds a `URLRequest` only if it reads one.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {
+        each { $0.request(request, didCreateInitialRequest: head) }
     }
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {
         each { $0.request(request, didReceive: response) }
