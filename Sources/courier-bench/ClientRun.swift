@@ -99,7 +99,7 @@ struct ClientRun {
             let monitors: [any EventMonitor] = [
                 LoggingEventMonitor(logger: Logger(label: "bench") { _ in DiscardingLogHandler() }),
                 MetricsEventMonitor(factory: NOOPMetricsHandler.instance),
-                TracingEventMonitor(tracer: NoOpTracer()),
+                TracingEventMonitor(tracer: DroppingTracer()),
             ]
             return Connections(
                 session: Session(transport: AsyncHTTPClientTransport.shared, eventMonitors: monitors),

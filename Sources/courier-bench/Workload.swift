@@ -57,8 +57,9 @@ enum Client: String, CaseIterable, Codable, Sendable {
     case rawURLSession = "raw-urlsession"
     case courierURLSession = "courier-urlsession"
     /// Courier over AsyncHTTPClient with `CourierObservability`'s three monitors doing all their
-    /// work (every log line built, every metric recorded, every span made), into backends that
-    /// drop it: what the monitors themselves cost. Run only when named.
+    /// work (the `.info` line built, every metric recorded, every span made and its
+    /// `traceparent` sent), into backends that drop it: what the monitors themselves cost. Run
+    /// only when named.
     case observedCourierAsyncHTTPClient = "courier-ahc-observed"
 
     /// The clients a run measures when none is named.
