@@ -55,21 +55,20 @@ final class RequestTrace: @unchecked Sendable {
 
     /// Records that `exchange` started, as the first of an attempt or within the current one,
     /// and sets its `http.request.resend_count`. The request's first exchange names the request's
-    /// span and adds `head`'s attributes to it. Both here, under the lock, so that a finish
-    /// cannot come in between and have its own attributes overwritten.
+    /// span and adds `attributes` (the exchange's) to it. Both here, under the lock, so that a
+    /// finish cannot come in between and have its own attributes overwritten.
     func didStart(
         _ exchange: any Span,
         startsAttempt: Bool,
-        describing head: RequestHead,
-        name: String,
-        using describe: (RequestHead) -> SpanAttributes
+        describing attributes: SpanAttributes,
+        name: String
     ) -> Start {
         lock.withLock {
             defer { state.started += 1 }
             guard !state.isFinished else { return Start(resends: state.started, isLate: true, previous: nil) }
             if state.started == 0 {
                 span.operationName = name
-                describe(head).forEach { span.attributes.set($0, value: $1) }
+                attributes.forEach { span.attributes.set($0, value: $1) }
             } else {
                 exchange.attributes["http.request.resend_count"] = state.started
             }

@@ -94,13 +94,14 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         let name = Self.spanName(head.method.rawValue)
         let exchange = tracer.startSpan(name, context: trace.span.context, ofKind: .client)
         // Set before the exchange is shared: a finish from now on may fail and end it.
-        exchange.attributes = describe(head)
+        let attributes = describe(head)
+        exchange.attributes = attributes
         let start: RequestTrace.Start
         switch reason {
         case .attempt:
-            start = trace.didStart(exchange, startsAttempt: true, describing: head, name: name, using: describe)
+            start = trace.didStart(exchange, startsAttempt: true, describing: attributes, name: name)
         case .redirect(let answer), .challengeAnswer(let answer):
-            start = trace.didStart(exchange, startsAttempt: false, describing: head, name: name, using: describe)
+            start = trace.didStart(exchange, startsAttempt: false, describing: attributes, name: name)
             if let previous = start.previous {
                 // Its exchange ended with `answer`, which this one follows or answers.
                 end(previous, status: answer.statusCode, metrics: nil, error: nil)

@@ -140,6 +140,24 @@ import Testing
         }
     }
 
+    /// URLs with nothing to redact are written as they are; a secret name in any case, or
+    /// percent-encoded, is still found.
+    @Test func urlsWithNothingSecretAreWrittenAsTheyAre() throws {
+        let redaction = URLRedaction()
+        let cases: [(String, String)] = [
+            ("https://example.com/a/b?page=2&q=swift", "https://example.com/a/b?page=2&q=swift"),
+            ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/"),
+            ("https://example.com/a?tokenized=1&flag", "https://example.com/a?tokenized=1&flag"),
+            ("https://example.com/a?ToKeN=x&page=2", "https://example.com/a?ToKeN=REDACTED&page=2"),
+            ("https://example.com/a?page=2&%74oken=x", "https://example.com/a?page=2&%74oken=REDACTED"),
+            ("https://example.com/a?api_key", "https://example.com/a?api_key"),
+        ]
+        for (written, expected) in cases {
+            let url = try #require(URL(string: written))
+            #expect(redaction.string(for: url) == expected, "\(written)")
+        }
+    }
+
     @Test func urlsLoseCredentialsAndSecretQueryValues() throws {
         let redaction = URLRedaction()
         let url = try #require(
