@@ -102,6 +102,12 @@ public final class HARRecorder: EventMonitor, Sendable {
     /// Does nothing: the response is read from the request when it finishes, so no
     /// `HTTPURLResponse` is built for this recorder.
     public func request(_ request: Request, didReceive head: ResponseHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this recorder.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this recorder.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this recorder.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {}
 
     public func request(_ request: Request, willFollow redirect: Redirect) {
         entries.append(

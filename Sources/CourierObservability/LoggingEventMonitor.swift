@@ -79,6 +79,11 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     /// `HTTPURLResponse` is built for this monitor.
     public func request(_ request: Request, didReceive head: ResponseHead) {}
 
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {}
+
     public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
         attempts.start(request.id)
     }

@@ -56,6 +56,11 @@ public final class MetricsEventMonitor: EventMonitor, Sendable {
     /// `HTTPURLResponse` is built for this monitor.
     public func request(_ request: Request, didReceive head: ResponseHead) {}
 
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {}
+
     public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
         let server = Self.server(of: head)
         guard attempts.start(request.id, dimensions: server) else {
@@ -184,10 +189,12 @@ public final class MetricsEventMonitor: EventMonitor, Sendable {
 /// `@unchecked Sendable`: `meters` is read and written only under `lock`.
 private final class MeterCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var meters: [String: Meter] = [:]
+    private var meters: [[String]: Meter] = [:]
 
+    /// The meter for `dimensions`, whose names are always the same (one metric's), so their
+    /// values alone tell series apart.
     func meter(for dimensions: [(String, String)], make: () -> Meter) -> Meter {
-        let key = dimensions.map { "\($0.0)=\($0.1)" }.joined(separator: "\u{0}")
+        let key = dimensions.map(\.1)
         return lock.withLock {
             if let meter = meters[key] { return meter }
             let meter = make()

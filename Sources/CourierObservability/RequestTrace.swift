@@ -68,7 +68,8 @@ final class RequestTrace: @unchecked Sendable {
             guard !state.isFinished else { return Start(resends: state.started, isLate: true, previous: nil) }
             if state.started == 0 {
                 span.operationName = name
-                attributes.forEach { span.attributes.set($0, value: $1) }
+                // It has none yet: a finish, the only other writer, has not begun.
+                span.attributes = attributes
             } else {
                 exchange.attributes["http.request.resend_count"] = state.started
             }

@@ -131,6 +131,12 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     /// Does nothing: the status is read from the attempt's metrics, so no `HTTPURLResponse` is
     /// built for this monitor.
     public func request(_ request: Request, didReceive head: ResponseHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didCreateRequest head: RequestHead) {}
+    /// Does nothing, so that no `URLRequest` is built for this monitor.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {}
 
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         guard let trace = trace(of: request) else { return }
