@@ -3,7 +3,8 @@ import Foundation
 
 /// An event monitor that records a session's traffic as an HTTP Archive (``HARArchive``).
 ///
-/// Every exchange is an entry: each redirect hop, and each request's final answer, with its
+/// Every exchange is an entry: each redirect hop, each attempt a retry replaced, and each
+/// request's final answer, with its
 /// headers, timings from `RequestMetrics`, and the body of a data request up to
 /// ``maximumBodySize``. `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
 /// values are written as `REDACTED` unless ``includesCredentials``. Bodies are kept as they were
@@ -29,6 +30,7 @@ public final class HARRecorder: EventMonitor, Sendable {
     /// The most entries kept; past it the oldest go.
     public let maximumEntries: Int
     private let entries: EntryList
+    private let attempts = AttemptLog()
 
     /// A recorder keeping up to `maximumBodySize` bytes of each body (1 MiB by default) and the
     /// last `maximumEntries` exchanges (10,000 by default), so that recording a long run cannot
@@ -99,17 +101,25 @@ public final class HARRecorder: EventMonitor, Sendable {
     /// Forgets what was recorded.
     public func removeAll() { entries.removeAll() }
 
-    /// Does nothing: the response is read from the request when it finishes, so no
-    /// `HTTPURLResponse` is built for this recorder.
-    public func request(_ request: Request, didReceive head: ResponseHead) {}
     /// Does nothing, so that no `URLRequest` is built for this recorder.
     public func request(_ request: Request, didCreateInitialRequest head: RequestHead) {}
     /// Does nothing, so that no `URLRequest` is built for this recorder.
     public func request(_ request: Request, didCreateRequest head: RequestHead) {}
-    /// Does nothing, so that no `URLRequest` is built for this recorder.
-    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {}
+    /// Starts recording an attempt; the one before it, retried, becomes an entry.
+    public func request(_ request: Request, didStartAttemptWith head: RequestHead) {
+        if let retried = attempts.start(request.id, head) { entries.append(entry(retried, body: nil)) }
+    }
+
+    public func request(_ request: Request, didReceive head: ResponseHead) {
+        attempts.receive(request.id, head)
+    }
+
+    public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
+        attempts.complete(request.id, metrics)
+    }
 
     public func request(_ request: Request, willFollow redirect: Redirect) {
+        attempts.redirect(request.id, to: redirect.nextRequest)
         entries.append(
             entry(
                 request: redirect.request,
@@ -121,12 +131,20 @@ public final class HARRecorder: EventMonitor, Sendable {
         )
     }
 
+    /// The last attempt becomes an entry, with the body of a data request.
     public func requestDidFinish(_ request: Request) {
-        guard let head = request.requestHead, let response = request.responseHead, let metrics = request.metrics else {
-            return
-        }
-        let body = (request as? DataRequest)?.data
-        entries.append(entry(request: head, response: response, metrics: metrics, body: body, redirectURL: nil))
+        guard let last = attempts.finish(request.id) else { return }
+        entries.append(entry(last, body: (request as? DataRequest)?.data))
+    }
+
+    private func entry(_ attempt: AttemptLog.Exchange, body: Data?) -> HARArchive.Entry {
+        entry(
+            request: attempt.request,
+            response: attempt.response,
+            metrics: attempt.metrics,
+            body: body,
+            redirectURL: nil
+        )
     }
 
     private func entry(
@@ -237,6 +255,59 @@ public final class HARRecorder: EventMonitor, Sendable {
         date.formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
         )
+    }
+}
+
+/// What each request's current attempt sent and got, until it becomes an entry: when the next
+/// attempt starts (a retry), or when the request finishes.
+///
+/// Events arrive in order on the recorder's queue, and an attempt's start always before its
+/// request's finish, so the finish removes what its start made: nothing outlives a request.
+///
+/// `@unchecked Sendable`: `attempts` is read and written only under `lock`.
+private final class AttemptLog: @unchecked Sendable {
+    /// One finished exchange: what becomes an entry.
+    struct Exchange {
+        let request: RequestHead
+        let response: ResponseHead
+        let metrics: RequestMetrics
+    }
+
+    private struct Attempt {
+        var request: RequestHead
+        var response: ResponseHead?
+        var metrics: RequestMetrics?
+
+        var exchange: Exchange? {
+            guard let response, let metrics else { return nil }
+            return Exchange(request: request, response: response, metrics: metrics)
+        }
+    }
+
+    private let lock = NSLock()
+    private var attempts: [UUID: Attempt] = [:]
+
+    /// Starts `id`'s attempt with `head`; returns the attempt before it, if it got an answer.
+    func start(_ id: UUID, _ head: RequestHead) -> Exchange? {
+        lock.withLock { attempts.updateValue(Attempt(request: head), forKey: id)?.exchange }
+    }
+
+    /// A redirect followed: the attempt's answer will be to `next`.
+    func redirect(_ id: UUID, to next: RequestHead) {
+        lock.withLock { attempts[id]?.request = next }
+    }
+
+    func receive(_ id: UUID, _ head: ResponseHead) {
+        lock.withLock { attempts[id]?.response = head }
+    }
+
+    func complete(_ id: UUID, _ metrics: RequestMetrics) {
+        lock.withLock { attempts[id]?.metrics = metrics }
+    }
+
+    /// The request's last attempt, if it got an answer; forgets the request.
+    func finish(_ id: UUID) -> Exchange? {
+        lock.withLock { attempts.removeValue(forKey: id)?.exchange }
     }
 }
 

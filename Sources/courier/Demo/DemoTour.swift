@@ -116,7 +116,7 @@ struct DemoTour {
     }
 
     private func showArchive(_ archive: HARArchive) throws {
-        printer.heading(8, "The request recorded as HAR 1.2 (`courier --har FILE URL` records a run)")
+        printer.heading(8, "The same attempts recorded as HAR 1.2 (`courier --har FILE URL` records a run)")
         printer.code(
             """
             let recorder = HARRecorder()                          // credentials written as REDACTED
@@ -124,13 +124,15 @@ struct DemoTour {
             try recorder.write(to: URL(fileURLWithPath: "run.har")) // replay: StubTransport(replaying:)
             """
         )
-        // An entry per exchange the request ended with (and per redirect hop): its final answer.
-        guard archive.log.entries.count == 1, let entry = archive.log.entries.first else {
-            throw StepFailure(description: "\(archive.log.entries.count) HAR entries, not 1")
+        // An entry per exchange: the two attempts retried, then the answer.
+        let entries = archive.log.entries
+        guard entries.count == 3, let last = entries.last else {
+            throw StepFailure(description: "\(entries.count) HAR entries, not 3")
         }
+        let statuses = entries.map { String($0.response.status) }.joined(separator: ", ")
         printer.result(
-            "log.entries[0]: \(entry.request.method) \(entry.request.url) → \(entry.response.status), "
-                + "\(entry.response.content.size) bytes, \(String(format: "%.1f", entry.time)) ms"
+            "\(entries.count) entries (\(statuses)); the last: \(last.request.method) \(last.request.url) → "
+                + "\(last.response.status), \(last.response.content.size) bytes, \(String(format: "%.1f", last.time)) ms"
         )
     }
 

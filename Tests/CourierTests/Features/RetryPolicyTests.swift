@@ -189,7 +189,11 @@ private final class HeadCheckingRetrier: RequestInterceptor {
             let request = session.request(server.url("/fault/retry-after/long?times=1&seconds=3600")).validate()
             // Without the cap this would wait an hour; the bound turns that into a failure.
             let answer = await value(within: 30) { try? await request.serializingDecodable(Attempts.self).value }
-            #expect(answer??.attempts == 2)
+            // Where it stood, if it hung (seen twice under a loaded full run, never alone).
+            let progress =
+                "state \(request.state), retries \(request.retryCount), sent \(request.performedRequests.count), "
+                + "metrics \(request.allMetrics.map { $0.statusCode.map(String.init) ?? "-" })"
+            #expect(answer??.attempts == 2, "\(progress)")
             await session.invalidate()
         }
     }

@@ -319,6 +319,25 @@ import Testing
     }
 
     /// A recorder keeps its last `maximumEntries` exchanges, so a long run cannot take all memory.
+    /// A retried attempt is an entry of its own, before the answer that replaced it.
+    @Test(arguments: TransportKind.allCases)
+    func harRecordsEachRetriedAttempt(transport: TransportKind) async throws {
+        let events = MonitorEvents()
+        let recorder = HARRecorder(queue: events.queue)
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession(interceptor: RetryOnce(), eventMonitors: [recorder, events.monitor])
+            let url = server.url("/fault/flaky/har-\(transport)?times=1&status=503")
+            #expect(await session.request(url).validate().serializingData().response.error == nil)
+            try await events.waitForFinishes(1)
+            let entries = recorder.archive.log.entries
+            #expect(entries.map(\.response.status) == [503, 200])
+            #expect(entries.allSatisfy { $0.request.url == url.absoluteString })
+            #expect(entries.first?.response.content.text == nil, "a retried attempt's body is not kept")
+            #expect(entries.last?.response.content.text?.contains("\"attempts\"") == true)
+            await session.invalidate()
+        }
+    }
+
     @Test func harRecorderKeepsTheNewestEntriesWithinItsLimit() async throws {
         let events = MonitorEvents()
         let recorder = HARRecorder(maximumEntries: 2, queue: events.queue)
