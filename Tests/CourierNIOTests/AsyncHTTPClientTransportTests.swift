@@ -53,10 +53,10 @@ import Testing
             let result = await value(within: 20) { await request.serializingData().result }
             guard case .failure(let error)? = result else {
                 // Where it stood, if it hung (seen once under a loaded full run, never alone).
-                Issue.record(
-                    "expected a prompt failure, got \(String(describing: result)); state \(request.state), "
-                        + "sent \(request.performedRequests.count), metrics \(request.allMetrics.count)"
-                )
+                let progress: String =
+                    "state \(request.state), sent \(request.performedRequests.count), "
+                    + "metrics \(request.allMetrics.count)"
+                Issue.record("expected a prompt failure, got \(String(describing: result)); \(progress)")
                 return
             }
             #expect(error.urlError?.code == .cannotConnectToHost)
