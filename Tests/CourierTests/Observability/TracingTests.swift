@@ -12,13 +12,11 @@ import Tracing
     /// carrying its own span's `traceparent` in place of the caller's.
     @Test(arguments: TransportKind.allCases)
     func eachAttemptHasASpanUnderTheRequestsUnderTheCallers(transport: TransportKind) async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        let (tracer, events, monitors) = Self.tracing()
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession(
                 interceptor: RetryPolicy(exponentialBackoffScale: 0.01),
-                eventMonitors: [monitor, events.monitor]
+                eventMonitors: monitors
             )
             let parent = tracer.startSpan("parent", context: .topLevel, ofKind: .server)
             let url = server.url("/fault/flaky/trace-\(transport)?times=1&status=503")
@@ -77,11 +75,9 @@ import Tracing
     /// the server sees one `traceparent`, the hop's.
     @Test(arguments: TransportKind.allCases)
     func eachRedirectHopHasASpanAndTheServerSeesOneTraceparent(transport: TransportKind) async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        let (tracer, events, monitors) = Self.tracing()
         try await TestServer.withRunningServer { server in
-            let session = transport.makeSession(eventMonitors: [monitor, events.monitor])
+            let session = transport.makeSession(eventMonitors: monitors)
             let url = server.url("/redirect-to?url=/headers&status_code=302")
             let echo = try await session.request(url, headers: ["traceparent": "00-caller-caller-01"])
                 .serializingDecodable([String: [String: String]].self).value
@@ -91,6 +87,13 @@ import Tracing
             #expect(tracer.spansEndedTwice.isEmpty)
             await session.invalidate()
         }
+    }
+
+    /// A tracer of the test's own, and the monitors that trace into it and signal each finish.
+    private static func tracing() -> (W3CTestTracer, MonitorEvents, [any EventMonitor]) {
+        let tracer = W3CTestTracer()
+        let events = MonitorEvents()
+        return (tracer, events, [TracingEventMonitor(tracer: tracer, queue: events.queue), events.monitor])
     }
 
     private static func checkRedirectSpans(
@@ -122,11 +125,9 @@ import Tracing
     /// has its attempt.
     @Test(arguments: TransportKind.allCases)
     func aFailedRequestsSpansSayWhy(transport: TransportKind) async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        let (tracer, events, monitors) = Self.tracing()
         let closed = try ClosedPort()
-        let session = transport.makeSession(eventMonitors: [monitor, events.monitor])
+        let session = transport.makeSession(eventMonitors: monitors)
         let url = try #require(URL(string: "http://user:secret@127.0.0.1:\(closed.port)/get?token=abc&page=2"))
         #expect(await session.request(url).serializingData().response.error != nil)
         try await events.waitForFinishes(1)
@@ -149,11 +150,9 @@ import Tracing
     /// once the request is over): each attempt's span still ends with its own answer.
     @Test(arguments: TransportKind.allCases)
     func lateEventsEndEachAttemptWithItsOwnAnswer(transport: TransportKind) async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        let (tracer, events, monitors) = Self.tracing()
         try await TestServer.withRunningServer { server in
-            let session = transport.makeSession(interceptor: RetryAtOnce(), eventMonitors: [monitor, events.monitor])
+            let session = transport.makeSession(interceptor: RetryAtOnce(), eventMonitors: monitors)
             let gate = DispatchSemaphore(value: 0)
             events.queue.async { gate.wait() }
             let url = server.url("/fault/flaky/late-\(transport)?times=1&status=503")
@@ -177,11 +176,9 @@ import Tracing
     /// A challenge answered is an exchange of its own: the `401` ends the first, with its status.
     @Test(arguments: TransportKind.allCases)
     func aChallengeAnsweredIsAnExchangeOfItsOwn(transport: TransportKind) async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
+        let (tracer, events, monitors) = Self.tracing()
         try await TestServer.withRunningServer { server in
-            let session = transport.makeSession(eventMonitors: [monitor, events.monitor])
+            let session = transport.makeSession(eventMonitors: monitors)
             let request = session.request(server.url("/basic-auth/ada/s3cret"))
                 .authenticate(username: "ada", password: "s3cret")
                 .validate()
@@ -205,10 +202,8 @@ import Tracing
 
     /// A request that never sends anything (its URL is refused) still has its span, with its error.
     @Test func aRequestThatNeverSentHasASpan() async throws {
-        let tracer = W3CTestTracer()
-        let events = MonitorEvents()
-        let monitor = TracingEventMonitor(tracer: tracer, queue: events.queue)
-        let session = Session(eventMonitors: [monitor, events.monitor])
+        let (tracer, events, monitors) = Self.tracing()
+        let session = Session(eventMonitors: monitors)
         #expect(await session.request("ftp://127.0.0.1/file").serializingData().response.error != nil)
         try await events.waitForFinishes(1)
         let span = try #require(tracer.base.finishedSpans.first)
