@@ -110,10 +110,12 @@ public final class HARRecorder: EventMonitor, Sendable {
         if let retried = attempts.start(request.id, head) { entries.append(entry(retried, body: nil)) }
     }
 
+    /// Keeps the attempt's answer for its entry.
     public func request(_ request: Request, didReceive head: ResponseHead) {
         attempts.receive(request.id, head)
     }
 
+    /// Keeps the attempt's timings for its entry.
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         attempts.complete(request.id, metrics)
     }

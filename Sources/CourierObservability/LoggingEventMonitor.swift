@@ -63,6 +63,7 @@ public final class LoggingEventMonitor: EventMonitor, Sendable {
     /// writes `.trace` lines.
     public var receivesBodyPieces: Bool { logsBodyPieces && logger.logLevel <= .trace }
 
+    /// Writes a `.trace` line with the piece's size.
     public func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int) {
         guard logger.logLevel <= .trace else { return }
         var (subject, metadata) = subject(request)

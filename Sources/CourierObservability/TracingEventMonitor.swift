@@ -21,16 +21,16 @@ import Tracing
 /// | `http.request.resend_count` | exchanges after the first |
 /// | `http.response.status_code` | both, when a response came |
 /// | `network.protocol.version` (`1.1`, `2`) | exchanges, when the transport says |
-/// | `error.type` (a ``CourierError/Kind``, or the status of a `4xx`/`5xx`) | both, on failure |
-/// | `courier.response_source` (`cache`, `revalidatedCache`) | exchanges answered by the ``HTTPCache`` |
+/// | `error.type` (a `CourierError.Kind`, or the status of a `4xx`/`5xx`) | both, on failure |
+/// | `courier.response_source` (`cache`, `revalidatedCache`) | exchanges answered by the `HTTPCache` |
 ///
 /// A failed span has status `.error` and the error recorded. The request's span also has an event
 /// `courier.retry` (with `courier.retry.delay`, in seconds) for each retry decided, and
 /// `courier.cache` (with `courier.response_source`) for each answer from the cache.
 ///
-/// Add it to a session's `eventMonitors`: it is a ``RequestContextPropagator``, so the session
+/// Add it to a session's `eventMonitors`: it is a `RequestContextPropagator`, so the session
 /// lets it read the caller's context and set headers. AsyncHTTPClient's own spans are off in
-/// ``AsyncHTTPClientTransport``'s default configuration, so nothing is traced twice.
+/// `AsyncHTTPClientTransport`'s default configuration, so nothing is traced twice.
 ///
 /// Spans go to `InstrumentationSystem.tracer` (bootstrap it once at launch) unless a tracer is
 /// given. With swift-distributed-tracing's `NoOpTracer` (no tracer bootstrapped) it does nothing
@@ -138,6 +138,7 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
     /// Does nothing, so that no `URLRequest` is built for this monitor.
     public func request(_ request: Request, didStartAttemptWith head: RequestHead) {}
 
+    /// Ends the attempt's last exchange span with its answer, status and error.
     public func request(_ request: Request, didCompleteAttemptWith metrics: RequestMetrics, error: CourierError?) {
         guard let trace = trace(of: request) else { return }
         // The attempts' events come in order, so this is the oldest attempt's last exchange.
@@ -152,12 +153,14 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         }
     }
 
+    /// Adds a `courier.retry` event to the request's span.
     public func request(_ request: Request, willRetryAfter delay: TimeInterval) {
         guard let trace = trace(of: request) else { return }
         let seconds = delay.isFinite ? max(delay, 0) : 0
         trace.span.addEvent(SpanEvent(name: "courier.retry", attributes: ["courier.retry.delay": .double(seconds)]))
     }
 
+    /// Ends what is still open, then the request's span, with its status and error.
     public func requestDidFinish(_ request: Request) {
         guard let trace = trace(of: request) else { return }
         finish(trace, of: request)
