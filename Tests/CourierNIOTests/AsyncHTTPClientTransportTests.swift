@@ -15,7 +15,7 @@ import Testing
         try await TestServer.withRunningServer { server in
             let transport = AsyncHTTPClientTransport()
             let (recorder, _) = LoopRecorder.send(to: server.url("/redirect/1"), over: transport)
-            let completed = await value(within: 30) { await recorder.headLoop() }
+            let completed = await value(within: hangLimit) { await recorder.headLoop() }
             #expect(completed != nil, "the attempt never ended")
             #expect(recorder.head?.statusCode == 302)
             #expect(recorder.head?.url?.path == "/redirect/1")
@@ -31,7 +31,9 @@ import Testing
             configuration.proxy = .server(host: "127.0.0.1", port: server.port)
             let transport = AsyncHTTPClientTransport.asyncHTTPClient(configuration: configuration)
             let session = Session(transport: transport)
-            let result = await value(within: 30) { await session.request(server.url("/get")).serializingData().result }
+            let result = await value(within: hangLimit) {
+                await session.request(server.url("/get")).serializingData().result
+            }
             guard case .failure(let error)? = result else {
                 Issue.record("expected the proxy to refuse, got \(String(describing: result))")
                 return
@@ -50,9 +52,9 @@ import Testing
         let port = closed.port
         for _ in 0..<2 {
             let request = session.request("http://127.0.0.1:\(port)/")
-            let result = await value(within: 20) { await request.serializingData().result }
+            let result = await value(within: hangLimit) { await request.serializingData().result }
             guard case .failure(let error)? = result else {
-                // Where it stood, if it hung (seen once under a loaded full run, never alone).
+                // Where it stood, if it hung (a 20 s bound was overrun at a full run's start, see `hangLimit`).
                 let progress: String =
                     "state \(request.state), sent \(request.performedRequests.count), "
                     + "metrics \(request.allMetrics.count)"

@@ -37,7 +37,7 @@ private struct StreamLine: Decodable, Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let received = Mutex(Data())
-            let completion = await value(within: 30) {
+            let completion = await value(within: hangLimit) {
                 await withCheckedContinuation {
                     (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
                     session.streamRequest(server.url("/range/500000")).validate().responseStream { stream in
@@ -61,7 +61,7 @@ private struct StreamLine: Decodable, Sendable {
             let session = transport.makeSession()
             let events = Mutex<[Result<Int, CourierError>]>([])
             // `/range` sends letters, not JSON: every line fails to decode, and the stream still ends.
-            let ended = await value(within: 30) {
+            let ended = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     session.streamRequest(server.url("/stream/3")).responseStreamDecodable(of: Int.self) { stream in
                         switch stream.event {
@@ -95,7 +95,7 @@ private struct StreamLine: Decodable, Sendable {
                 #expect(error.kind == .responseValidationFailed)
             }
             #expect(pieces == 0)
-            let status = await value(within: 30) {
+            let status = await value(within: hangLimit) {
                 var count = 0
                 do {
                     for try await _ in session.streamRequest(server.url("/status/503")).validate().streamingData() {
@@ -117,7 +117,7 @@ private struct StreamLine: Decodable, Sendable {
             let session = transport.makeSession()
             // A minute of drip: only a cancellation ends the test within its bounds.
             let request = session.streamRequest(server.url("/drip?numbytes=1000&duration=60"))
-            let first = await value(within: 20) { () -> Result<Int, CourierError> in
+            let first = await value(within: hangLimit) { () -> Result<Int, CourierError> in
                 do {
                     for try await chunk in request.streamingData() { return .success(chunk.count) }
                     return .success(0)
@@ -168,7 +168,7 @@ private struct StreamLine: Decodable, Sendable {
             let length = 2_000_000
             let request = session.streamRequest(server.url("/range/\(length)?chunk_size=65536"))
             let received = Mutex(Data())
-            let completion = await value(within: 30) {
+            let completion = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
                     request.responseStream { [request] stream in
                         switch stream.event {
@@ -200,7 +200,7 @@ private struct StreamLine: Decodable, Sendable {
             let policy = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 0, exponentialBackoffScale: 0)
             let session = transport.makeSession(interceptor: policy)
             let request = session.streamRequest(server.url("/fault/flaky/stream?times=1&status=503")).validate()
-            let pieces = await value(within: 30) { () -> Int? in
+            let pieces = await value(within: hangLimit) { () -> Int? in
                 var count = 0
                 do {
                     for try await piece in request.streamingData() { count += piece.count }
@@ -221,7 +221,7 @@ private struct StreamLine: Decodable, Sendable {
             let session = transport.makeSession()
             let request = session.streamRequest(server.url("/stream/2"))
             for try await _ in request.streamingData() {}
-            let ended = await value(within: 30) { () -> Bool in
+            let ended = await value(within: hangLimit) { () -> Bool in
                 do {
                     for try await _ in request.streamingData() {}
                     return true
@@ -253,7 +253,7 @@ private struct StreamLine: Decodable, Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             // `/range` sends letters and no line break: 1.5 MiB of one line, past the 1 MiB default.
-            let outcome = await value(within: 30) { () -> Result<Int, CourierError> in
+            let outcome = await value(within: hangLimit) { () -> Result<Int, CourierError> in
                 var count = 0
                 do {
                     for try await _ in session.streamRequest(server.url("/range/1572864?chunk_size=65536"))
@@ -278,7 +278,7 @@ private struct StreamLine: Decodable, Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let events = Mutex<[Result<String, CourierError>]>([])
-            let completion = await value(within: 30) {
+            let completion = await value(within: hangLimit) {
                 await withCheckedContinuation {
                     (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
                     // Paced over seconds, so the request is still running when the line fails.
@@ -357,7 +357,7 @@ private struct StreamLine: Decodable, Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let request = session.streamRequest(server.url("/stream/3")).validate()
-            let completion = await value(within: 30) {
+            let completion = await value(within: hangLimit) {
                 await withCheckedContinuation {
                     (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
                     request.responseStream { stream in

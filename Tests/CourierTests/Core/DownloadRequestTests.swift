@@ -479,7 +479,7 @@ private let retryingAtOnce = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 
     /// Resume data for a download of `url` cancelled once 20,000 bytes have arrived.
     static func partialDownload(from url: URL, on session: Session) async throws -> Data {
         let request = session.download(url)
-        let data = await value(within: 30) {
+        let data = await value(within: hangLimit) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Data?, Never>) in
                 let cancelled = Mutex(false)
                 request.downloadProgress { [request] progress in

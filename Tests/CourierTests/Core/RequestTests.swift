@@ -136,7 +136,7 @@ final class CallCounter: Sendable {
                 if index.isMultiple(of: 2) { request.suspend() } else { request.resume() }
             }
             request.resume()
-            let data = await value(within: 30) { try? await task.value }
+            let data = await value(within: hangLimit) { try? await task.value }
             #expect(data??.count == 100_000)
             await session.invalidate()
         }

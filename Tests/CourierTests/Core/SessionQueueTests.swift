@@ -70,7 +70,7 @@ import FoundationNetworking
                 seen: built
             )
             let serializer = RecordingSerializer(key: serializationKey, seen: serialized)
-            let length = await value(within: 30) {
+            let length = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
                     session.request(convertible).validate().response(responseSerializer: serializer) {
                         continuation.resume(returning: $0.value)
@@ -94,7 +94,7 @@ import FoundationNetworking
             let serialized = TestLock<[String?]>([])
             let convertible = RecordingConvertible(url: server.url("/get"), key: rootKey, seen: built)
             let serializer = RecordingSerializer(key: rootKey, seen: serialized)
-            let length = await value(within: 30) {
+            let length = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
                     session.request(convertible).response(responseSerializer: serializer) {
                         continuation.resume(returning: $0.value)

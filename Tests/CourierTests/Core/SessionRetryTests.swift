@@ -66,7 +66,7 @@ private struct Attempts: Decodable, Sendable {
             let session = transport.makeSession(interceptor: SlowRetrier.interceptor, eventMonitors: [monitor])
             let waiting = session.request(server.url("/fault/flaky/early?times=1&status=503")).validate()
             let result = Task {
-                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+                await value(within: hangLimit) { try? await waiting.serializingDecodable(Attempts.self).value }
             }
             await waitUntilWaiting(monitor)
             #expect(session.waitingRetryCount == 1)
@@ -114,7 +114,7 @@ private struct Attempts: Decodable, Sendable {
             #expect(trigger.observerCount == 1)
             let waiting = session.request(server.url("/fault/flaky/trigger?times=1&status=503")).validate()
             let result = Task {
-                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+                await value(within: hangLimit) { try? await waiting.serializingDecodable(Attempts.self).value }
             }
             await waitUntilWaiting(monitor)
             trigger.fire(.origin("http://elsewhere:80"))
@@ -132,7 +132,7 @@ private struct Attempts: Decodable, Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession { $0.requestDeadline = 0.5 }
             let start = ContinuousClock.now
-            let result = await value(within: 30) {
+            let result = await value(within: hangLimit) {
                 await session.request(server.url("/fault/hang?seconds=60")).serializingData().result
             }
             let error = result?.failure
@@ -194,7 +194,7 @@ private struct Attempts: Decodable, Sendable {
             )
             let waiting = session.request(server.url("/fault/flaky/netns?times=1&status=503")).validate()
             let result = Task {
-                await value(within: 30) { try? await waiting.serializingDecodable(Attempts.self).value }
+                await value(within: hangLimit) { try? await waiting.serializingDecodable(Attempts.self).value }
             }
             await waitUntilWaiting(waits)
             // The "network" comes back: a link in the monitored namespace goes up.

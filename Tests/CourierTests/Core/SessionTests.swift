@@ -147,14 +147,14 @@ import FoundationNetworking
             let session = transport.makeSession()
             // A 401 naming a scheme (`WWW-Authenticate`): FoundationNetworking hung on it forever.
             for path in ["/basic-auth/user/pass", "/status/401"] {
-                let response = await value(within: 30) {
+                let response = await value(within: hangLimit) {
                     await session.request(server.url(path)).validate().serializingData().response
                 }
                 #expect(response?.response?.statusCode == 401, "\(path)")
                 #expect(response?.error?.responseCode == 401, "\(path)")
             }
             let headers: HTTPHeaders = [.authorization(username: "user", password: "wrong")]
-            let refused = await value(within: 30) {
+            let refused = await value(within: hangLimit) {
                 await session.request(server.url("/basic-auth/user/pass"), headers: headers).serializingData().response
             }
             #expect(refused?.response?.statusCode == 401, "a refused credential too")

@@ -31,7 +31,7 @@ import FoundationNetworking
 
     /// The next `count` events, or `nil` if they do not all come in time.
     private func next(_ count: Int, of events: AsyncStream<String>) async -> [String]? {
-        await value(within: 30) {
+        await value(within: hangLimit) {
             var seen: [String] = []
             for await event in events {
                 seen.append(event)
@@ -86,7 +86,7 @@ import FoundationNetworking
         try await TestServer.withRunningServer { server in
             let (monitor, events) = makeMonitor()
             let session = transport.makeSession(eventMonitors: [monitor])
-            let done: Void? = await value(within: 30) {
+            let done: Void? = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     session.streamRequest(server.url("/stream/3")).responseStreamDecodable(of: Line.self) { stream in
                         if case .complete = stream.event { continuation.resume() }

@@ -87,7 +87,7 @@ import FoundationNetworking
             let pieces = TestLock(0)
             let request = session.streamRequest(server.url("/stream/3"))
                 .validate { _, response in response.statusCode == 200 ? .failure(Refused()) : .success(()) }
-            let ended = await value(within: 30) {
+            let ended = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
                     request.responseStream { stream in
                         switch stream.event {
@@ -113,7 +113,7 @@ import FoundationNetworking
             // One JSON line behind an XSSI-style prefix, which the preprocessor drops.
             let line = Data(")]}',{\"id\":7}\n".utf8).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            let ended = await value(within: 30) {
+            let ended = await value(within: hangLimit) {
                 await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
                     session.streamRequest(server.url("/base64/\(line)")).responseStreamDecodable(
                         of: Line.self,

@@ -297,7 +297,7 @@ private struct NeitherRefreshAuthenticator: Authenticator {
             for await _ in started { break }
             waiter.cancel()
             // The refresh is still held: the waiter must give up without it.
-            let outcome = await value(within: 30) { await waiter.result }
+            let outcome = await value(within: hangLimit) { await waiter.result }
             #expect(throws: CancellationError.self) { try outcome?.get() }
             release.yield()
             // The refresh went on without its waiter and stored its credential.

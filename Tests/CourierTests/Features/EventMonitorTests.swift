@@ -117,7 +117,7 @@ final class ResponseMonitor: EventMonitor {
             _ = try await download.validate().serializingData().value
             let stream = session.streamRequest(server.url("/stream/2"))
             for try await _ in stream.validate().streamingData() {}
-            let heads = await value(within: 30) {
+            let heads = await value(within: hangLimit) {
                 await monitor.heads.stream.prefix(3).reduce(into: [ResponseHead]()) { $0.append($1) }
             }
             let expected = ([data, download, stream] as [Request]).compactMap {
@@ -138,7 +138,7 @@ final class ResponseMonitor: EventMonitor {
             _ = try await session.request(server.url("/get")).validate().serializingData().value
             _ = try await session.download(server.url("/range/100")).validate().serializingData().value
             for try await _ in session.streamRequest(server.url("/stream/2")).validate().streamingData() {}
-            let responses = await value(within: 30) {
+            let responses = await value(within: hangLimit) {
                 await monitor.responses.stream.prefix(3).reduce(into: [HTTPURLResponse]()) { $0.append($1) }
             }
             #expect(responses?.map(\.statusCode) == [200, 200, 200])

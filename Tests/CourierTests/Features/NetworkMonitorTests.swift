@@ -44,13 +44,13 @@ struct NetworkMonitorTests {
         #expect(monitor.isRunning)
         monitor.stop()
         #expect(!monitor.isRunning)
-        let ended = await value(within: 30) {
+        let ended = await value(within: hangLimit) {
             for await _ in events {}
             return true
         }
         #expect(ended == true)
         observation.cancel()
-        let later = await value(within: 30) {
+        let later = await value(within: hangLimit) {
             for await _ in monitor.events() {}
             return true
         }
@@ -65,7 +65,7 @@ struct NetworkMonitorTests {
         let events = monitor.events()
         #expect(!monitor.isRunning)
         #expect(monitor.failure?.contains("courier-test-does-not-exist") == true)
-        let ended = await value(within: 30) {
+        let ended = await value(within: hangLimit) {
             for await _ in events {}
             return true
         }
@@ -121,7 +121,7 @@ struct NetworkMonitorTests {
         of stream: AsyncStream<Element>,
         where predicate: @escaping @Sendable (Element) -> Bool
     ) async -> Element? {
-        let found = await value(within: 30) { () -> Element? in
+        let found = await value(within: hangLimit) { () -> Element? in
             for await element in stream where predicate(element) {
                 return element
             }

@@ -147,10 +147,10 @@ import FoundationNetworking
         let session = Session(transport: URLSessionTransport())
         let request = session.request("http://127.0.0.1:9/", shouldAutomaticallyResume: false)
         let decision = Task { await retrier.retry(request, for: session, dueTo: .explicitlyCancelled) }
-        let began = await value(within: 30) { await trigger.observed.first { _ in true } != nil }
+        let began = await value(within: hangLimit) { await trigger.observed.first { _ in true } != nil }
         #expect(began == true)
         decision.cancel()
-        let answer = await value(within: 30) { await decision.value }
+        let answer = await value(within: hangLimit) { await decision.value }
         guard case .doNotRetry? = answer else {
             Issue.record("a cancelled wait does not retry: \(String(describing: answer))")
             return

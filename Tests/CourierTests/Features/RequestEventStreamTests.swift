@@ -14,7 +14,7 @@ import FoundationNetworking
 @Suite struct RequestEventStreamTests {
     /// Collects a stream's elements until it ends, within the test's bound.
     private func collect<Element: Sendable>(_ stream: AsyncStream<Element>) async -> [Element]? {
-        await value(within: 30) {
+        await value(within: hangLimit) {
             var elements: [Element] = []
             for await element in stream { elements.append(element) }
             return elements

@@ -171,7 +171,7 @@ private func finish(_ queue: OperationQueue) async {
             queue.addOperation(pending)
             try await server.waitForRequests(1)
             queue.cancelAllOperations()
-            let ended: Bool? = await value(within: 30) {
+            let ended: Bool? = await value(within: hangLimit) {
                 await finish(queue)
                 return true
             }

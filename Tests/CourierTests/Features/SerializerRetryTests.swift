@@ -50,7 +50,7 @@ import FoundationNetworking
         of request: DataRequest,
         using serializer: some DataResponseSerializerProtocol<Value>
     ) async -> DataResponse<Value, CourierError>? {
-        await value(within: 30) {
+        await value(within: hangLimit) {
             await withCheckedContinuation { continuation in
                 request.response(responseSerializer: serializer) { continuation.resume(returning: $0) }
             }
@@ -69,7 +69,7 @@ import FoundationNetworking
         }
         for (name, serializer) in handlers { add(serializer, named: name) }
         request.resume()
-        return await value(within: 30) { () -> [String: CourierError?] in
+        return await value(within: hangLimit) { () -> [String: CourierError?] in
             var errors: [String: CourierError?] = [:]
             for await (name, error) in results {
                 errors[name] = error
@@ -194,7 +194,7 @@ import FoundationNetworking
         of request: DownloadRequest,
         using serializer: some DownloadResponseSerializerProtocol<Value>
     ) async -> DownloadResponse<Value, CourierError>? {
-        await value(within: 30) {
+        await value(within: hangLimit) {
             await withCheckedContinuation { continuation in
                 request.response(responseSerializer: serializer) { continuation.resume(returning: $0) }
             }

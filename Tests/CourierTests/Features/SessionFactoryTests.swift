@@ -27,7 +27,7 @@ import FoundationNetworking
     private func completionError(
         _ start: @escaping @Sendable (@escaping @Sendable (CourierError?) -> Void) -> Void
     ) async -> CourierError?? {
-        await value(within: 30) {
+        await value(within: hangLimit) {
             await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
                 start { continuation.resume(returning: $0) }
             }
@@ -50,7 +50,7 @@ import FoundationNetworking
 
             let manual = transport.makeSession { $0.startRequestsImmediately = false }
             let eager = manual.request(server.url("/get"), shouldAutomaticallyResume: true)
-            let result = await value(within: 30) { await eager.validate().serializingData().result }
+            let result = await value(within: hangLimit) { await eager.validate().serializingData().result }
             #expect(result?.failure == nil && result != nil)
             #expect(manual.request(server.url("/get")).shouldAutomaticallyResume == nil)
             await session.invalidate()

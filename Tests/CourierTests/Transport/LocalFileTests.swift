@@ -132,7 +132,7 @@ import FoundationNetworking
             let fifo = folder.appendingPathComponent("pipe")
             try #require(mkfifo(fifo.path, 0o600) == 0)
             let session = transport.makeSession()
-            let result = await value(within: 30) { await session.request(fifo).serializingData().result }
+            let result = await value(within: hangLimit) { await session.request(fifo).serializingData().result }
             #expect(result?.failure?.urlError?.code == .cannotOpenFile)
             await session.invalidate()
         }

@@ -17,14 +17,14 @@ import FoundationNetworking
             let transport = URLSessionTransport()
             let session = Session(transport: transport)
             _ = try await session.request(server.url("/get")).serializingData().value
-            let together = await value(within: 30) {
+            let together = await value(within: hangLimit) {
                 async let first: Void = transport.invalidate()
                 async let second: Void = transport.invalidate()
                 _ = await (first, second)
                 return true
             }
             #expect(together == true, "two invalidations at once return")
-            let again = await value(within: 30) {
+            let again = await value(within: hangLimit) {
                 await transport.invalidate()
                 return true
             }
@@ -46,7 +46,7 @@ import FoundationNetworking
                 eventHandler: recorder
             )
             task.resume()
-            let outcome = await value(within: 30) { await recorder.completion() }
+            let outcome = await value(within: hangLimit) { await recorder.completion() }
             #expect(outcome != nil, "the task never ended")
             #expect(outcome?.error == .cancelled)
             #expect(outcome?.head == nil)
@@ -68,7 +68,7 @@ import FoundationNetworking
                 eventHandler: recorder
             )
             task.resume()
-            let outcome = await value(within: 30) { await recorder.completion() }
+            let outcome = await value(within: hangLimit) { await recorder.completion() }
             #expect(outcome != nil, "the attempt never ended")
             #expect(outcome?.head?.statusCode == 302)
             #expect(outcome?.head?.url?.path == "/redirect/1")
