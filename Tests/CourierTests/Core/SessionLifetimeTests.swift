@@ -84,7 +84,10 @@ extension SessionLifetimeTests {
             let (results, continuation) = AsyncStream<Result<Data, CourierError>>.makeStream()
             do {
                 let session = Session(transport: recorder)
-                let request = session.request(server.url("/range/100000?chunk_size=1000&duration=20"))
+                // Paced over two minutes, so that it is still running when this task gets to suspend
+                // it even at a full run's start, when the pool can be held for 30 s (`hangLimit`);
+                // the session's end ends it long before.
+                let request = session.request(server.url("/range/100000?chunk_size=1000&duration=120"))
                 request.responseData { continuation.yield($0.result) }
                 try await server.waitForRequests(1)
                 request.suspend()
