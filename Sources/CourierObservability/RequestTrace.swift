@@ -30,8 +30,6 @@ final class RequestTrace: @unchecked Sendable {
 
     /// What ``didStart(_:startsAttempt:describing:name:)`` found.
     struct Start {
-        /// Exchanges of the request before this one.
-        let resends: Int
         /// The request had finished: the caller ends the exchange, nothing else will.
         let isLate: Bool
         /// The attempt's exchange before this one, for the caller to end.
@@ -65,7 +63,7 @@ final class RequestTrace: @unchecked Sendable {
     ) -> Start {
         lock.withLock {
             defer { state.started += 1 }
-            guard !state.isFinished else { return Start(resends: state.started, isLate: true, previous: nil) }
+            guard !state.isFinished else { return Start(isLate: true, previous: nil) }
             if state.started == 0 {
                 span.operationName = name
                 // It has none yet: a finish, the only other writer, has not begun.
@@ -76,7 +74,7 @@ final class RequestTrace: @unchecked Sendable {
             var previous: (any Span)?
             if !startsAttempt, !state.attempts.isEmpty { previous = state.attempts.removeLast() }
             state.attempts.append(exchange)
-            return Start(resends: state.started, isLate: false, previous: previous)
+            return Start(isLate: false, previous: previous)
         }
     }
 

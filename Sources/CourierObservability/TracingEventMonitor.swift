@@ -146,7 +146,7 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
             end(span, status: metrics.statusCode, metrics: metrics, error: error)
         }
         if metrics.responseSource != .network {
-            let source = Self.describe(metrics.responseSource)
+            let source = metrics.responseSource.rawValue
             trace.span.addEvent(
                 SpanEvent(name: "courier.cache", attributes: ["courier.response_source": .string(source)])
             )
@@ -202,7 +202,7 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
             span.attributes["network.protocol.version"] = version
         }
         if let source = metrics?.responseSource, source != .network {
-            span.attributes["courier.response_source"] = Self.describe(source)
+            span.attributes["courier.response_source"] = source.rawValue
         }
         if let errorType = MetricsEventMonitor.errorType(error, status: status) {
             fail(span, error: error, errorType: errorType)
@@ -259,14 +259,6 @@ public final class TracingEventMonitor: RequestContextPropagator, Sendable {
         case "h2", "http/2", "http/2.0": "2"
         case "h3", "http/3": "3"
         default: nil
-        }
-    }
-
-    private static func describe(_ source: ResponseSource) -> String {
-        switch source {
-        case .network: "network"
-        case .cache: "cache"
-        case .revalidatedCache: "revalidatedCache"
         }
     }
 
