@@ -242,7 +242,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return
         }
         let ticket = steering.begin(
-            to: EventLoopSteering.Origin(head.url, trustPolicy: head.serverTrustPolicy.map { ObjectIdentifier($0) })
+            to: EventLoopSteering.Origin(request, trustPolicy: head.serverTrustPolicy.map { ObjectIdentifier($0) })
         )
         let isRunning = state.withLockedValue { state -> Bool in
             guard case .running = state.phase else { return false }

@@ -66,27 +66,25 @@ final class EventLoopSteering: Sendable {
     /// Where a request goes, as the pool tells connections apart: its origin, and the trust
     /// settings that give it a pool of its own (AsyncHTTPClient keys pools by TLS configuration).
     ///
-    /// Read per request, so it is cut from the URL's string rather than parsed: everything
-    /// before the path. Two spellings of one origin (a host's case, a default port written out)
-    /// count as two, which only makes the counts be trusted less.
-    struct Origin: Hashable, Sendable {
-        let prefix: Substring
+    /// Read per request, so it is taken from what AsyncHTTPClient parsed already (the scheme,
+    /// host and port it connects to), not parsed again: a host and scheme compared as they are
+    /// stored, usually without touching memory beyond the strings' own words.
+    struct Origin: Equatable, Sendable {
+        let scheme: String
+        let host: String
+        let port: Int
         let trustPolicy: ObjectIdentifier?
 
-        init(_ url: URL, trustPolicy: ObjectIdentifier? = nil) {
-            let string = url.absoluteString
-            let bytes = string.utf8
-            var end = bytes.endIndex
-            if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
-                // `scheme://authority`: the authority ends at the path, query or fragment.
-                let authority = bytes.index(colon, offsetBy: 3, limitedBy: bytes.endIndex) ?? bytes.endIndex
-                end =
-                    bytes[authority...].firstIndex {
-                        $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                    } ?? bytes.endIndex
-            }
-            prefix = string[..<end]
+        init(scheme: String, host: String, port: Int, trustPolicy: ObjectIdentifier? = nil) {
+            self.scheme = scheme
+            self.host = host
+            self.port = port
             self.trustPolicy = trustPolicy
+        }
+
+        /// The origin `request` goes to.
+        init(_ request: HTTPClient.Request, trustPolicy: ObjectIdentifier? = nil) {
+            self.init(scheme: request.scheme, host: request.host, port: request.port, trustPolicy: trustPolicy)
         }
     }
 

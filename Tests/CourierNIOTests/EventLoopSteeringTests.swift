@@ -8,10 +8,12 @@ import Testing
 
 /// The steering's choices, with connections counted by hand: no socket.
 @Suite struct EventLoopSteeringTests {
-    private static let apiOrigin = EventLoopSteering.Origin(URL(fileURLWithPath: "/api"))
-    /// Another origin: the same URL under trust settings of its own, which get a pool of their own.
+    private static let apiOrigin = EventLoopSteering.Origin(scheme: "https", host: "api.example", port: 443)
+    /// Another origin: the same server under trust settings of its own, which get a pool of their own.
     private static let otherOrigin = EventLoopSteering.Origin(
-        URL(fileURLWithPath: "/api"),
+        scheme: "https",
+        host: "api.example",
+        port: 443,
         trustPolicy: ObjectIdentifier(EventLoopSteeringTests.self)
     )
 
@@ -69,5 +71,24 @@ import Testing
         steering.end(alone)
         #expect(Self.loop(of: steering.begin(to: Self.apiOrigin)) == Self.loop(of: alone))
         try await group.shutdownGracefully()
+    }
+
+    /// A request's origin is where AsyncHTTPClient connects: its path, query and a default port
+    /// written out do not change it; another port, scheme or host does.
+    @Test func anOriginIsTheSchemeHostAndPortARequestConnectsTo() throws {
+        func origin(_ url: String) throws -> EventLoopSteering.Origin {
+            EventLoopSteering.Origin(try HTTPClient.Request(url: url))
+        }
+        let api = try origin("http://api.example/users?page=2")
+        #expect(try origin("http://api.example:80/") == api)
+        #expect(try origin("http://api.example:8080/users") != api)
+        #expect(try origin("https://api.example/users") != api)
+        #expect(try origin("http://other.example/users") != api)
+        #expect(
+            EventLoopSteering.Origin(
+                try HTTPClient.Request(url: "http://api.example/"),
+                trustPolicy: ObjectIdentifier(Self.self)
+            ) != api
+        )
     }
 }

@@ -16,7 +16,7 @@ public class DataRequest: Request, @unchecked Sendable {
         convertible: any URLRequestConvertible,
         maximumBodySize: Int?,
         serializationQueue: DispatchQueue,
-        eventMonitor: (any EventMonitor)?,
+        eventMonitor: CompositeEventMonitor?,
         interceptor: (any RequestInterceptor)?,
         session: Session,
         customOperation: CustomOperation? = nil
@@ -92,7 +92,7 @@ public class DataRequest: Request, @unchecked Sendable {
             return (true, (state.headValidator, responseHook))
         }
         guard isCurrent else { return }
-        eventMonitor?.request(self, didReceive: head)
+        monitor?.request(self, didReceive: head)
         guard let checks else { return }
         // The body waits for the handler's answer, as Alamofire's does: a handler that cancels on
         // the head (a length or type it does not want) spares the transfer.
@@ -197,7 +197,7 @@ public class DataRequest: Request, @unchecked Sendable {
         guard let (rejection, validation, runners) = completion else { return }
         // A rejected head cancelled the transfer: the rejection, not the cancellation, is the error.
         let attemptError = rejection ?? error.map(CourierError.attemptFailed)
-        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
+        monitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
         if let attemptError {
             retryOrFinish(error: attemptError)
             return
@@ -217,7 +217,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     private func validateAndFinish(_ validation: (validators: [Validator], input: ValidationInput)) {
         let validationError = runValidators(validation)
-        eventMonitor?.request(self, didValidateWithError: validationError)
+        monitor?.request(self, didValidateWithError: validationError)
         retryOrFinish(error: validationError)
     }
 
@@ -261,7 +261,7 @@ public class DataRequest: Request, @unchecked Sendable {
                     serializationDuration: duration,
                     result: result
                 )
-                eventMonitor?.request(self, didParseResponse: dataResponse)
+                monitor?.request(self, didParseResponse: dataResponse)
                 queue.async { completionHandler(dataResponse) }
             }
         }

@@ -78,7 +78,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         convertible: any URLRequestConvertible,
         automaticallyCancelOnStreamError: Bool = false,
         serializationQueue: DispatchQueue,
-        eventMonitor: (any EventMonitor)?,
+        eventMonitor: CompositeEventMonitor?,
         interceptor: (any RequestInterceptor)?,
         session: Session
     ) {
@@ -145,7 +145,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             return true
         }
         guard isCurrent else { return }
-        eventMonitor?.request(self, didReceive: head)
+        monitor?.request(self, didReceive: head)
         let responseHook = streamState.withLock(together: mutableState) { stream, state in
             stream.isValidatingHead = true
             stream.headCheckAttempt = attempt
@@ -178,7 +178,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         serializationQueue.async { [self] in
             guard streamState.withLock({ $0.headCheckAttempt === attempt }) else { return }
             let rejection = runValidators()
-            eventMonitor?.request(self, didValidateWithError: rejection)
+            monitor?.request(self, didValidateWithError: rejection)
             typealias Held = (error: URLError?, metrics: RequestMetrics)
             if let rejection {
                 let held = streamState.withLock(together: mutableState) { stream, state -> Held? in
@@ -262,7 +262,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         serializationQueue.async { [self] in
             let rejection = streamState.withLock { $0.headCheckAttempt === attempt ? $0.headRejection : nil }
             let attemptError = rejection ?? error.map(CourierError.attemptFailed)
-            eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
+            monitor?.request(self, didCompleteAttemptWith: metrics, error: attemptError)
             retryOrFinish(error: attemptError)
         }
     }

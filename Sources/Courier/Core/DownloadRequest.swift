@@ -106,7 +106,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         destination: Destination?,
         resumingFrom resumeData: DownloadResumeData?,
         serializationQueue: DispatchQueue,
-        eventMonitor: (any EventMonitor)?,
+        eventMonitor: CompositeEventMonitor?,
         interceptor: (any RequestInterceptor)?,
         session: Session
     ) {
@@ -247,7 +247,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         guard stillCurrent else { return }
         if let kept { file.queue.async { [file] in file.open(keepingBytes: kept) } }
-        eventMonitor?.request(self, didReceive: head)
+        monitor?.request(self, didReceive: head)
     }
 
     /// What a response head means for the file: the bytes to keep before its body, or `nil` when
@@ -379,11 +379,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         if let writeError {
             let failure = CourierError.downloadFileWriteFailed(writeError)
-            eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: failure)
+            monitor?.request(self, didCompleteAttemptWith: metrics, error: failure)
             finish(error: failure)
             return
         }
-        eventMonitor?.request(self, didCompleteAttemptWith: metrics, error: error)
+        monitor?.request(self, didCompleteAttemptWith: metrics, error: error)
         if let error {
             retryOrFinish(error: error)
             return
@@ -394,7 +394,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         // Already on the serialization queue (the file's): validators run here, then the move.
         let validationError = runValidators()
-        eventMonitor?.request(self, didValidateWithError: validationError)
+        monitor?.request(self, didValidateWithError: validationError)
         guard validationError == nil else {
             // A rejected body must not be continued; a dropped one left the file as it was.
             if !bodyWasDiscarded { transfer.withLock { $0.resumeOffset = 0 } }
@@ -428,7 +428,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         guard let head = responseHead, beginCommitting() else { return }
         guard let destination else {
             transfer.withLock { $0.fileURL = file.url }
-            eventMonitor?.request(self, didFinishDownloadingWith: .success(file.url))
+            monitor?.request(self, didFinishDownloadingWith: .success(file.url))
             finishDownloaded()
             return
         }
@@ -438,11 +438,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         let (destinationURL, options) = destination(file.url, response)
-        eventMonitor?.request(self, didCreateDestinationURL: destinationURL)
+        monitor?.request(self, didCreateDestinationURL: destinationURL)
         do {
             try Self.moveFile(from: file.url, to: destinationURL, options: options)
             transfer.withLock { $0.fileURL = destinationURL }
-            eventMonitor?.request(self, didFinishDownloadingWith: .success(destinationURL))
+            monitor?.request(self, didFinishDownloadingWith: .success(destinationURL))
             finishDownloaded()
         } catch {
             let failure = CourierError.downloadedFileMoveFailed(
@@ -450,7 +450,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                 source: file.url,
                 destination: destinationURL
             )
-            eventMonitor?.request(self, didFinishDownloadingWith: .failure(failure))
+            monitor?.request(self, didFinishDownloadingWith: .failure(failure))
             finish(error: failure)
         }
     }

@@ -15,11 +15,18 @@ extension Request {
     func startAttempt() {
         let (isDue, initialRequest, ownInterceptor) = attemptToStart
         guard isDue else { return }
+        let requestQueue = weakSession?.requestQueue
+        let upload = self as? UploadRequest
+        let encodesFirst = upload.map { $0.makesUploadableSlowly && $0.uploadable == nil } ?? false
+        // The usual first attempt starts here and now, with no closure made for it.
+        guard requestQueue != nil || initialRequest != nil || encodesFirst else {
+            prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
+            return
+        }
         let prepare: @Sendable () -> Void = { [self] in
             prepareAttempt(initialRequest: initialRequest, ownInterceptor: ownInterceptor)
         }
-        let requestQueue = weakSession?.requestQueue
-        if let upload = self as? UploadRequest, upload.makesUploadableSlowly, upload.uploadable == nil {
+        if let upload, encodesFirst {
             // Encoding a large multipart form writes a file: not on the caller's thread.
             (requestQueue ?? DispatchQueue.global(qos: .utility)).async {
                 do {
@@ -35,12 +42,10 @@ extension Request {
         }
         if let requestQueue {
             requestQueue.async(execute: prepare)
-        } else if initialRequest != nil {
+        } else {
             // A retry runs the caller's code again (`asURLRequest()`, encoders, the modifier): not
             // on the queue or task that decided the retry, which may be Courier's own.
             Task { prepare() }
-        } else {
-            prepare()
         }
     }
 
@@ -166,7 +171,9 @@ extension Request {
         propagateContext(into: &head, because: .attempt)
         guard let redirects = didCreateRequest(&head, session: session, setsOwnCookie: setsOwnCookie) else { return }
         // A file the caller named is read the same way under every transport (see LocalFileTransport).
-        let transport = head.url.isFileURL ? LocalFileTransport() : session.exchangeTransport
+        // A URL that passed the network check is http or https: only another is looked at again.
+        let transport =
+            !head.isURLChecked && head.url.isFileURL ? LocalFileTransport() : session.exchangeTransport
         let attempt = Attempt(request: self, head: head, body: body, transport: transport, redirects: redirects)
         let task = transport.makeTask(for: head, body: body, eventHandler: attempt)
         didCreateTask(task, for: head, attempt: attempt)

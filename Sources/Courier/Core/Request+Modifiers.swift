@@ -35,9 +35,7 @@ extension Request {
         {
             return self
         }
-        let sessionMonitors =
-            (sessionEventMonitor as? CompositeEventMonitor)?.monitors
-            ?? sessionEventMonitor.map { [$0] } ?? []
+        let sessionMonitors = sessionEventMonitor?.monitors ?? []
         mutableState.withLock { state in
             state.addedEventMonitors.append(monitor)
             state.eventMonitor = CompositeEventMonitor(monitors: sessionMonitors + state.addedEventMonitors)

@@ -62,7 +62,7 @@ extension Request {
             state.redirects.append(redirect)
             return true
         }
-        if isCurrent { eventMonitor?.request(self, willFollow: redirect) }
+        if isCurrent { monitor?.request(self, willFollow: redirect) }
         return isCurrent
     }
 

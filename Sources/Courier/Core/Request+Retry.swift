@@ -80,7 +80,7 @@ extension Request {
                 return
             }
             guard isRecorded else { return }  // Finished meanwhile.
-            eventMonitor?.request(self, willRetryAfter: seconds)
+            monitor?.request(self, willRetryAfter: seconds)
             // The sleep holds the request: one that nobody else holds still gets its retry.
             let sleep = Task { [self] in
                 try? await clock.sleep(due)
@@ -134,7 +134,7 @@ extension Request {
         checks.forEach { $0.forget() }
         if proceed {
             didPrepareRetry()
-            eventMonitor?.requestIsRetrying(self)
+            monitor?.requestIsRetrying(self)
         }
         return proceed
     }

@@ -72,7 +72,7 @@ public class Request: @unchecked Sendable {
         var addedEventMonitors: [any EventMonitor] = []
         /// The session's monitor followed by ``addedEventMonitors``, once there are any; read
         /// only when the lock is marked (see ``Request/eventMonitor``).
-        var eventMonitor: (any EventMonitor)?
+        var eventMonitor: CompositeEventMonitor?
         /// One of ``addedInterceptors`` can retry: response handlers added from then on have
         /// their serializers checked before the request finishes, as with a retrier given at creation.
         var hasAddedRetrier = false
@@ -181,14 +181,17 @@ public class Request: @unchecked Sendable {
     private let serializationTarget: DispatchQueue
     /// The monitor told of every step of the request: the session's monitors, then those added
     /// with ``eventMonitor(_:)``; `nil` when there are none.
-    public var eventMonitor: (any EventMonitor)? {
+    public var eventMonitor: (any EventMonitor)? { monitor }
+    /// ``eventMonitor`` as Courier reads it for every event: its own type, not an existential,
+    /// so reading it costs a retain.
+    var monitor: CompositeEventMonitor? {
         // The usual request has no monitor of its own: its events read a constant, and take the
         // lock only once one was added, which marks the lock (one relaxed atomic load).
         guard mutableState.isMarked else { return sessionEventMonitor }
         return mutableState.withLock { $0.eventMonitor }
     }
     /// The session's monitors, when the request was made.
-    let sessionEventMonitor: (any EventMonitor)?
+    let sessionEventMonitor: CompositeEventMonitor?
     /// Posts the request's lifecycle notifications, unless its session turned them off.
     let notifications: CourierNotifications?
     /// This request's own interceptor, which runs before the session's: the one given when it was
@@ -222,7 +225,7 @@ public class Request: @unchecked Sendable {
         id: UUID = UUID(),
         convertible: any URLRequestConvertible,
         serializationQueue: DispatchQueue,
-        eventMonitor: (any EventMonitor)?,
+        eventMonitor: CompositeEventMonitor?,
         interceptor: (any RequestInterceptor)?,
         session: Session,
         customOperation: CustomOperation? = nil,
@@ -462,14 +465,14 @@ public class Request: @unchecked Sendable {
             return false
         }
         if isOver { return false }
-        eventMonitor?.request(self, didCreateInitialRequest: head)
+        monitor?.request(self, didCreateInitialRequest: head)
         return true
     }
 
     /// The interceptors turned `initial` into `adapted` for the next attempt.
     func didAdaptInitialRequest(_ initial: RequestHead, to adapted: URLRequest) {
         // A monitor's argument is built only when there is a monitor.
-        eventMonitor?.request(self, didAdaptInitialRequest: initial.urlRequest, to: adapted)
+        monitor?.request(self, didAdaptInitialRequest: initial.urlRequest, to: adapted)
     }
 
     /// An adapter threw; the retriers decide whether to try again (a token refresh may fix it).
@@ -486,7 +489,7 @@ public class Request: @unchecked Sendable {
             let description = cURLDescription()
             queue.async { handler(description) }
         }
-        eventMonitor?.request(self, didFailToAdaptURLRequest: initial.urlRequest, withError: error)
+        monitor?.request(self, didFailToAdaptURLRequest: initial.urlRequest, withError: error)
         retryOrFinish(error: error)
     }
 
@@ -520,7 +523,7 @@ public class Request: @unchecked Sendable {
             )
         }
         guard settings != nil else { return nil }
-        eventMonitor?.request(self, didCreateRequest: head)
+        monitor?.request(self, didCreateRequest: head)
         callCreationHooks(hooks, for: head)
         return settings
     }
@@ -539,22 +542,22 @@ public class Request: @unchecked Sendable {
 
     /// Tells the monitor of `event` (the notification was queued with the change, by ``post(_:)``).
     func announce(_ event: LifecycleEvent) {
-        if let eventMonitor {
+        if let monitor {
             switch event {
-            case .resume: eventMonitor.requestDidResume(self)
-            case .suspend: eventMonitor.requestDidSuspend(self)
-            case .cancel: eventMonitor.requestDidCancel(self)
-            case .finish: eventMonitor.requestDidFinish(self)
-            case .resumeTask: eventMonitor.requestDidResumeTask(self)
-            case .suspendTask: eventMonitor.requestDidSuspendTask(self)
-            case .cancelTask: eventMonitor.requestDidCancelTask(self)
+            case .resume: monitor.requestDidResume(self)
+            case .suspend: monitor.requestDidSuspend(self)
+            case .cancel: monitor.requestDidCancel(self)
+            case .finish: monitor.requestDidFinish(self)
+            case .resumeTask: monitor.requestDidResumeTask(self)
+            case .suspendTask: monitor.requestDidSuspendTask(self)
+            case .cancelTask: monitor.requestDidCancelTask(self)
             }
         }
     }
 
     /// Building the URLRequest failed; the request finishes with `error`.
     func didFailToCreateURLRequest(with error: CourierError) {
-        eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+        monitor?.request(self, didFailToCreateURLRequestWithError: error)
         finish(error: error)
     }
 
@@ -562,7 +565,7 @@ public class Request: @unchecked Sendable {
     /// cancel it, as the state says.
     func didCreateTask(_ task: any TransportTask, for head: RequestHead, attempt: Attempt) {
         // Read before the lock, which it takes once a monitor was added to the request.
-        let monitor = eventMonitor
+        let monitor = monitor
         let (action, snapshot) = mutableState.withLock { state -> (StateMachine.TaskAction, TaskSnapshot?) in
             let action = state.machine.taskCreated()
             guard action != .cancel else { return (action, nil) }
@@ -592,7 +595,7 @@ public class Request: @unchecked Sendable {
     /// Tells the monitors that asked for them (``EventMonitor/receivesBodyPieces``) of a piece of
     /// `byteCount` body bytes; for the rest, one check of a constant.
     func announceBodyPiece(_ byteCount: Int) {
-        guard let monitor = eventMonitor, monitor.receivesBodyPieces else { return }
+        guard let monitor, monitor.receivesBodyPieces else { return }
         monitor.request(self, didReceiveBodyPieceOf: byteCount)
     }
 

@@ -398,7 +398,7 @@ public final class Session: RequestDelegate, Sendable {
     }
 
     /// The monitor requests report to, or `nil` when the session has none (saving the calls).
-    var requestEventMonitor: (any EventMonitor)? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
+    var requestEventMonitor: CompositeEventMonitor? { eventMonitor.monitors.isEmpty ? nil : eventMonitor }
 
     /// Holds `request` until it finishes, or fails it at once if the session was invalidated.
     /// `choice` is the factory's `shouldAutomaticallyResume:`, recorded before anyone (a monitor's
@@ -609,11 +609,14 @@ public final class Session: RequestDelegate, Sendable {
         headers: HeadersToCheck = .all,
         allowsFileURL: Bool = false
     ) throws(CourierError) {
-        if head.url.isFileURL, allowsFileURL {
-            try LocalFileTransport.check(head.url)
-        } else if !head.isURLChecked {
-            if let problem = URLValidation.problem(with: head.url) { throw problem }
-            head.isURLChecked = true
+        if !head.isURLChecked {
+            if let problem = URLValidation.problem(with: head.url) {
+                // Only http and https pass the check: a file URL is read from disk, where allowed.
+                guard allowsFileURL, head.url.isFileURL else { throw problem }
+                try LocalFileTransport.check(head.url)
+            } else {
+                head.isURLChecked = true
+            }
         }
         // An adapter or a convertible of the caller's may set any method: one with a space or a
         // line break would forge the request line.
@@ -659,12 +662,10 @@ public final class Session: RequestDelegate, Sendable {
 
     /// A request's own interceptor (`own`), then the session's, composed.
     func interceptor(combining own: (any RequestInterceptor)?) -> (any RequestInterceptor)? {
-        switch (own, interceptor) {
-        case (let own?, let shared?): return Interceptor(interceptors: [own, shared])
-        case (let own?, nil): return own
-        case (nil, let shared?): return shared
-        case (nil, nil): return nil
-        }
+        // Not a switch over the pair: that copies both existentials into a tuple, on every attempt.
+        guard let own else { return interceptor }
+        guard let shared = interceptor else { return own }
+        return Interceptor(interceptors: [own, shared])
     }
 }
 

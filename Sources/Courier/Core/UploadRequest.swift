@@ -58,7 +58,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         fileManager: FileManager,
         maximumBodySize: Int?,
         serializationQueue: DispatchQueue,
-        eventMonitor: (any EventMonitor)?,
+        eventMonitor: CompositeEventMonitor?,
         interceptor: (any RequestInterceptor)?,
         session: Session
     ) {
@@ -101,7 +101,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             let failure = (error as? CourierError) ?? .createUploadableFailed(error)
             // Not for a request that ended meanwhile (cancelled while a form was encoded).
             if !uploadState.withLock({ $0.isFinished }) {
-                eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+                monitor?.request(self, didFailToCreateUploadableWithError: failure)
             }
             throw failure
         }
@@ -113,7 +113,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             return (made.body, state.isFinished ? made.temporaryFile : nil, !state.isFinished)
         }
         if let stale { try? fileManager.removeItem(at: stale) }
-        if isNew { eventMonitor?.request(self, didCreateUploadable: body) }
+        if isNew { monitor?.request(self, didCreateUploadable: body) }
         return body
     }
 

@@ -133,7 +133,7 @@ extension DataRequest {
                 serializationDuration: duration,
                 result: result
             )
-            if let self { eventMonitor?.request(self, didParseResponse: response) }
+            if let self { monitor?.request(self, didParseResponse: response) }
             return response
         }
         // Hands over the raw outcome where the request finishes; the awaiting task, resumed from

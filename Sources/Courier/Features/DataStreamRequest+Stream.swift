@@ -312,7 +312,7 @@ final class HandlerConsumer<Success: Sendable, Failure: Error>: DataStreamReques
     /// ``DataStreamRequest/automaticallyCancelOnStreamError``).
     private func deliver(_ value: Result<Success, Failure>) -> Bool {
         guard !state.withLock({ $0.isStopped }) else { return false }
-        if reportsParsing, let monitor = request.eventMonitor {
+        if reportsParsing, let monitor = request.monitor {
             let parsed = value.mapError {
                 ($0 as? CourierError) ?? .responseSerializationFailed(.customSerializationFailed(error: $0))
             }

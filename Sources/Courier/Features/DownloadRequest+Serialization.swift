@@ -168,7 +168,7 @@ extension DownloadRequest {
                     serializationDuration: duration,
                     result: result
                 )
-                eventMonitor?.request(self, didParseResponse: downloadResponse)
+                monitor?.request(self, didParseResponse: downloadResponse)
                 queue.async { completionHandler(downloadResponse) }
             }
         }

@@ -191,7 +191,10 @@ extension EventMonitor {
 private let defaultEventMonitorQueue = DispatchQueue(label: "Courier.eventMonitor")
 
 /// Fans every event out to several monitors, each on its own queue.
-public struct CompositeEventMonitor: EventMonitor {
+///
+/// A final class, as in Alamofire: a request reads its monitor for every event, and a reference
+/// is copied with one retain.
+public final class CompositeEventMonitor: EventMonitor {
     /// The monitors, told in this order.
     public let monitors: [any EventMonitor]
     /// Whether any of ``monitors`` wants body pieces; only those that do are told of them.

@@ -105,7 +105,7 @@ final class CustomOperationTask: TransportTask, Sendable {
         case .hold:
             return true
         case .ignore(let reason):
-            if let request { request.eventMonitor?.request(request, didIgnoreCustomResponse: reason) }
+            if let request { request.monitor?.request(request, didIgnoreCustomResponse: reason) }
             return false
         }
     }
