@@ -644,8 +644,10 @@ public final class Session: RequestDelegate, Sendable {
 
     /// Whether `interceptor` can decide a retry: anything but adapters alone.
     static func retries(_ interceptor: (any RequestInterceptor)?) -> Bool {
+        // Unwrapped first: matching `nil` in the switch below copies the existential for each case.
+        guard let interceptor else { return false }
         switch interceptor {
-        case nil, is Adapter, is DeflateRequestCompressor: return false
+        case is Adapter, is DeflateRequestCompressor: return false
         case let composite as Interceptor:
             return composite.retriers.contains {
                 retries($0 as? any RequestInterceptor) || !($0 is any RequestInterceptor)

@@ -10,39 +10,34 @@
 /// task too, rather than on a queue between the transport and the caller, and the task goes back
 /// to waiting for the outcome (a failed validation may lead to a retry).
 ///
-/// All mutable state (the outcome, the claim and the waiters) sits behind the request's own lock,
-/// shared rather than a second lock per request: it is taken only where the request's state is
-/// not held (the request hands over its outcome and validations after unlocking). The
-/// continuations are unsafe ones (no checking allocation): each is stored or resumed under that
-/// lock exactly once, so none is resumed twice or dropped.
+/// All mutable state (the outcome, the claim, the response and the waiters) sits behind the
+/// request's own lock, shared rather than a second lock per request: it is taken only where the
+/// request's state is not held (the request hands over its outcome and validations after
+/// unlocking). The continuations are unsafe ones (no checking allocation): each is stored or
+/// resumed under that lock exactly once, so none is resumed twice or dropped.
+///
+/// What does not depend on `Value` is kept in a state of its own type, outside the generic class:
+/// the class's code is generic code the caller's module calls unspecialized, where every use of a
+/// type made from `Value` looks its metadata up in the runtime's cache (some 300 instructions
+/// each, a dozen a request before). The usual request, awaited once, now touches the response's
+/// type only to make it and to keep it.
 final class SerializedOutcome<Value: Sendable>: Sendable {
     typealias Response = DataResponse<Value, CourierError>
 
-    private struct State {
-        /// What the request produced, once it has finished.
-        var outcome: DataRequest.Outcome?
-        /// The serialized response, once the claiming awaiter has made it.
-        var response: Response?
-        /// Whether an awaiter has taken on the serializing.
-        var isClaimed = false
-        /// The claiming awaiter, waiting for the outcome (or a validation to run).
-        var serializer: UnsafeContinuation<Wake, Never>?
-        /// A validation handed over while the claiming awaiter was not yet waiting (or was busy
-        /// with the last one): it runs it before it waits again.
-        var pendingValidation: (@Sendable () -> Void)?
-        /// The other awaiters, waiting for the response.
-        var waiters: [UnsafeContinuation<Response, Never>] = []
-    }
-
-    private let state: Protected<State>
+    private let state: Protected<SerializedOutcomeState>
     private let serialize: @Sendable (DataRequest.Outcome) -> Response
+    /// The serialized response, once the claiming awaiter has made it. Read and written only
+    /// under `state`'s lock, which is what makes the unchecked access sound.
+    private nonisolated(unsafe) var served: Response?
+    /// The other awaiters, waiting for the response. Read and written only under `state`'s lock.
+    private nonisolated(unsafe) var waiters: [UnsafeContinuation<Response, Never>] = []
 
     /// An outcome whose state shares `requestState`'s lock.
     init<RequestState>(
         sharingLockWith requestState: Protected<RequestState>,
         serialize: @escaping @Sendable (DataRequest.Outcome) -> Response
     ) {
-        state = Protected(State(), sharingLockWith: requestState)
+        state = Protected(SerializedOutcomeState(), sharingLockWith: requestState)
         self.serialize = serialize
     }
 
@@ -114,46 +109,58 @@ final class SerializedOutcome<Value: Sendable>: Sendable {
         }
     }
 
-    private enum Role {
-        case ready(Response)
-        case serializes
-        case waits
-    }
-
     /// The serialized response, once the request has finished.
     var response: Response {
         get async {
-            let role = state.withLock { state -> Role in
-                if let response = state.response { return .ready(response) }
-                if state.isClaimed { return .waits }
+            let claims = state.withLock { state -> Bool in
+                guard !state.isClaimed else { return false }
                 state.isClaimed = true
-                return .serializes
+                return true
             }
-            switch role {
-            case .ready(let response):
-                return response
-            case .waits:
-                return await withUnsafeContinuation { continuation in
-                    let ready = state.withLock { state -> Response? in
-                        if let response = state.response { return response }
-                        state.waiters.append(continuation)
-                        return nil
-                    }
-                    if let ready { continuation.resume(returning: ready) }
-                }
-            case .serializes:
-                let outcome = await awaitOutcome()
-                let response = serialize(outcome)
-                let waiters = state.withLock { state -> [UnsafeContinuation<Response, Never>] in
-                    state.response = response
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                waiters.forEach { $0.resume(returning: response) }
-                return response
+            guard claims else { return await servedResponse() }
+            let response = serialize(await awaitOutcome())
+            let hasWaiters = state.withLock { state -> Bool in
+                served = response
+                return state.hasWaiters
             }
+            if hasWaiters {
+                let waiting = state.withLock { _ -> [UnsafeContinuation<Response, Never>] in
+                    defer { waiters = [] }
+                    return waiters
+                }
+                waiting.forEach { $0.resume(returning: response) }
+            }
+            return response
         }
     }
+
+    /// The response the claiming awaiter makes (or made), for every other awaiter.
+    private func servedResponse() async -> Response {
+        await withUnsafeContinuation { continuation in
+            let ready = state.withLock { state -> Response? in
+                if let served { return served }
+                state.hasWaiters = true
+                waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// What a ``SerializedOutcome`` keeps that does not depend on its value's type.
+private struct SerializedOutcomeState {
+    /// What the request produced, once it has finished.
+    var outcome: DataRequest.Outcome?
+    /// Whether an awaiter has taken on the serializing.
+    var isClaimed = false
+    /// Whether any awaiter other than the claiming one waits for the response.
+    var hasWaiters = false
+    /// The claiming awaiter, waiting for the outcome (or a validation to run).
+    var serializer: UnsafeContinuation<Wake, Never>?
+    /// A validation handed over while the claiming awaiter was not yet waiting (or was busy
+    /// with the last one): it runs it before it waits again.
+    var pendingValidation: (@Sendable () -> Void)?
 }
 
 /// What wakes the claiming awaiter of a ``SerializedOutcome``. Outside the generic class, so
