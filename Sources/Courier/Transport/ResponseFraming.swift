@@ -19,7 +19,13 @@ enum ResponseFraming {
     /// (`Content-Length` and `content-length`) overwrite one another before Courier sees the
     /// response, one surviving at random. Over URLSession such a pair is not refused.
     static func problem(in response: HTTPURLResponse) -> String? {
-        guard let contentLength = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
+        problem(in: response, contentLength: response.value(forHTTPHeaderField: "Content-Length"))
+    }
+
+    /// ``problem(in:)`` for a response whose `Content-Length` field the caller looked up already
+    /// (`nil`: it has none), which it can then hand on rather than look it up again.
+    static func problem(in response: HTTPURLResponse, contentLength: String?) -> String? {
+        guard let contentLength else { return nil }
         return problem(
             contentLengths: [contentLength],
             hasTransferEncoding: response.value(forHTTPHeaderField: "Transfer-Encoding") != nil

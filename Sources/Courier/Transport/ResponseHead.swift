@@ -49,8 +49,29 @@ public final class ResponseHead: Sendable {
     /// hostile server's ten thousand fields would make reading every header quadratic.
     static let fieldsScannedDirectly = 16
 
+    /// `Content-Length` of a wrapped `HTTPURLResponse`, when the transport read it already;
+    /// `nil` to look it up. On Linux each lookup in an `HTTPURLResponse` lowercases every one of
+    /// its field names (some 4,000 instructions for a small response).
+    private let knownContentLength: ContentLengthField?
+
+    /// A `Content-Length` field's value as read, or its absence.
+    private enum ContentLengthField {
+        case absent
+        case value(String)
+    }
+
     /// A head read from a response a transport already has, such as URLSession's.
-    public init(_ response: HTTPURLResponse) {
+    public convenience init(_ response: HTTPURLResponse) {
+        self.init(response, knownContentLength: nil)
+    }
+
+    /// A head of `response`, whose `Content-Length` the transport already read as
+    /// `contentLength` (`nil`: the response has none), so that it is not looked up again.
+    convenience init(_ response: HTTPURLResponse, contentLength: String?) {
+        self.init(response, knownContentLength: contentLength.map { .value($0) } ?? .absent)
+    }
+
+    private init(_ response: HTTPURLResponse, knownContentLength: ContentLengthField?) {
         url = response.url
         statusCode = response.statusCode
         fields = []
@@ -58,6 +79,7 @@ public final class ResponseHead: Sendable {
         given = response
         index = nil
         built = Protected(nil, lock: Self.builtLock)
+        self.knownContentLength = knownContentLength
     }
 
     /// A head from its parts; the `HTTPURLResponse` is built only when asked for.
@@ -75,6 +97,7 @@ public final class ResponseHead: Sendable {
         given = nil
         index = headerFields.count > Self.fieldsScannedDirectly ? FieldIndex(headerFields) : nil
         built = Protected(nil, lock: Self.builtLock)
+        knownContentLength = nil
     }
 
     /// The value of the header `name` (case-insensitive); several fields of that name are joined
@@ -152,8 +175,14 @@ public final class ResponseHead: Sendable {
 
     /// `Content-Length`, or `-1` when the server did not say (or said something that is not a length).
     public var expectedContentLength: Int64 {
+        let field: String?
+        switch knownContentLength {
+        case .absent: field = nil
+        case .value(let value): field = value
+        case nil: field = value(forHTTPHeaderField: "Content-Length")
+        }
         // Digits only: `Int64(_:)` alone would take a sign, and report `-5` as the length.
-        guard let length = value(forHTTPHeaderField: "Content-Length")?.trimmingHTTPWhitespace,
+        guard let length = field?.trimmingHTTPWhitespace,
             !length.isEmpty, length.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return -1 }
         return Int64(length) ?? -1

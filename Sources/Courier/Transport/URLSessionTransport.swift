@@ -234,11 +234,20 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         /// When the last event (head, body, bytes sent) arrived, or the caller last resumed: the
         /// idle timeout counts from here.
         var lastActivity = DispatchTime.now()
+        /// The timer that checks the idle timeout, from the first resume until completion, when
+        /// it is cancelled.
+        var idleTimer: IdleTimer?
+    }
+
+    /// A dispatch timer source, which libdispatch lets any thread schedule, resume and cancel:
+    /// `@unchecked` only because the protocol does not say so on Linux.
+    struct IdleTimer: @unchecked Sendable {
+        let source: any DispatchSourceTimer
     }
 
     /// What the data task reported while the caller had suspended the attempt.
     enum HeldEvent {
-        case response(HTTPURLResponse)
+        case response(ResponseHead)
         case data(Data)
         case completion((any Error)?)
     }
@@ -277,14 +286,36 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         self.idleTimeout = idleTimeout > 0 && idleTimeout < 1e9 ? idleTimeout : nil
     }
 
+    deinit {
+        // A task let go of without completing (its session torn down) stops its timer too: a
+        // source stays registered with libdispatch until cancelled.
+        state.withLock { $0.idleTimer?.source.cancel() }
+    }
+
     /// Something moved: the idle clock starts again.
     func noteActivity() {
         state.withLock { $0.lastActivity = .now() }
     }
 
-    /// Checks the idle timeout in `seconds`; weak, so a pending check keeps no finished attempt alive.
-    private func checkIdleTimeout(after seconds: TimeInterval) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in self?.checkIdleTimeout() }
+    /// Starts the timer that checks the idle timeout, first in `seconds`.
+    ///
+    /// One timer per attempt, moved on while the attempt is active and cancelled when it
+    /// completes: a check queued with `asyncAfter` for each attempt would stay in libdispatch's
+    /// timer heap for the whole interval (a minute by default), however soon the attempt ended,
+    /// and with thousands there, every timer of the process costs more to arm.
+    private func startIdleTimer(firstCheckIn seconds: TimeInterval) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        // Weak: the task holds the timer until it completes.
+        timer.setEventHandler { [weak self] in self?.checkIdleTimeout() }
+        timer.schedule(deadline: .now() + seconds)
+        let isOver = state.withLock { state -> Bool in
+            guard !state.completed, state.idleTimer == nil else { return true }
+            state.idleTimer = IdleTimer(source: timer)
+            return false
+        }
+        // Resumed either way: libdispatch traps on releasing a source that was never resumed.
+        timer.resume()
+        if isOver { timer.cancel() }
     }
 
     /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
@@ -301,7 +332,8 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         }
         guard let wait else { return }
         if wait > 0 {
-            checkIdleTimeout(after: wait)
+            // Moved on under the lock, so that a completion meanwhile has cancelled it or will.
+            state.withLock { $0.idleTimer?.source.schedule(deadline: .now() + wait) }
             return
         }
         let seconds = idleTimeout
@@ -387,7 +419,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
             }
             return (!state.heldEvents.isEmpty, isFirst)
         }
-        if startsClock, let idleTimeout { checkIdleTimeout(after: idleTimeout) }
+        if startsClock, let idleTimeout { startIdleTimer(firstCheckIn: idleTimeout) }
         if replaysHeldEvents {
             // On the delegate queue, so they stay in order with what the task reports next.
             delegateQueue.addOperation { [self] in deliverHeldEvents() }
@@ -437,7 +469,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
             return event
         }) {
             switch event {
-            case .response(let response): deliver(response)
+            case .response(let head): deliver(head)
             case .data(let data): deliver(data)
             case .completion(let error): deliverCompletion(with: error)
             }
@@ -470,22 +502,24 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         noteActivity()
         // libcurl takes framing that SwiftNIO rightly refuses (RFC 9112 §6.3); both transports
         // must answer alike, so the refusal is made here too.
-        if let problem = ResponseFraming.problem(in: response) {
+        let contentLength = response.value(forHTTPHeaderField: "Content-Length")
+        if let problem = ResponseFraming.problem(in: response, contentLength: contentLength) {
             stop(for: .invalidResponse(reason: problem))
             return
         }
-        if !holds(.response(response)) { deliver(response) }
+        let head = ResponseHead(response, contentLength: contentLength)
+        if !holds(.response(head)) { deliver(head) }
     }
 
     /// Whether Courier stopped the transfer: what the data task still reports is dropped.
     private var isStopped: Bool { state.withLock { $0.stopReason != nil } }
 
-    private func deliver(_ response: HTTPURLResponse) {
+    private func deliver(_ head: ResponseHead) {
         state.withLock {
             $0.responseDate = Date()
-            $0.statusCode = response.statusCode
+            $0.statusCode = head.statusCode
         }
-        eventHandler.transportTask(self, didReceive: response)
+        eventHandler.transportTask(self, didReceive: head)
     }
 
     func didReceive(_ data: Data) {
@@ -523,12 +557,14 @@ final class URLSessionTransportTask: TransportTask, Sendable {
             // Declining the challenge cancelled the task: report the 401 itself, as Apple's
             // URLSession does when it has no credential. Its body was never read: it arrives empty.
             error = nil
-            deliver(declined)
+            deliver(ResponseHead(declined))
         }
         let endDate = Date()
         let progress: Progress? = state.withLock { progress in
             guard !progress.completed else { return nil }
             progress.completed = true
+            progress.idleTimer?.source.cancel()
+            progress.idleTimer = nil
             return progress
         }
         guard let progress else { return }
