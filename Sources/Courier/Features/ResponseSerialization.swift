@@ -93,13 +93,18 @@ extension DataResponseSerializerProtocol {
     }
 }
 
+/// The default sets, made once: every awaited request reads them (a set made per read costs an
+/// allocation and the hashing of its members).
+private let sharedEmptyResponseCodes: Set<Int> = [204, 205]
+private let sharedEmptyRequestMethods: Set<HTTPMethod> = [.head]
+
 extension ResponseSerializer {
     /// ``PassthroughPreprocessor``: the body unchanged.
     public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
     /// 204 No Content and 205 Reset Content.
-    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { sharedEmptyResponseCodes }
     /// `HEAD`.
-    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { sharedEmptyRequestMethods }
 
     /// ``defaultDataPreprocessor``, unless the serializer has its own.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }

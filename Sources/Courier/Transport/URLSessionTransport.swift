@@ -307,7 +307,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         // Weak: the task holds the timer until it completes.
         timer.setEventHandler { [weak self] in self?.checkIdleTimeout() }
-        timer.schedule(deadline: .now() + seconds)
+        timer.schedule(deadline: .now() + seconds, leeway: Self.leeway(for: seconds))
         let isOver = state.withLock { state -> Bool in
             guard !state.completed, state.idleTimer == nil else { return true }
             state.idleTimer = IdleTimer(source: timer)
@@ -316,6 +316,12 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         // Resumed either way: libdispatch traps on releasing a source that was never resumed.
         timer.resume()
         if isOver { timer.cancel() }
+    }
+
+    /// The slack a check `seconds` away may fire with, as `asyncAfter` gives its blocks (a tenth,
+    /// from 1 ms to a minute), so that libdispatch can fire timers together.
+    private static func leeway(for seconds: TimeInterval) -> DispatchTimeInterval {
+        .nanoseconds(Int(min(max(seconds / 10, 0.001), 60) * 1e9))
     }
 
     /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
@@ -333,7 +339,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         guard let wait else { return }
         if wait > 0 {
             // Moved on under the lock, so that a completion meanwhile has cancelled it or will.
-            state.withLock { $0.idleTimer?.source.schedule(deadline: .now() + wait) }
+            state.withLock { $0.idleTimer?.source.schedule(deadline: .now() + wait, leeway: Self.leeway(for: wait)) }
             return
         }
         let seconds = idleTimeout
