@@ -79,7 +79,9 @@ public struct RequestHead: Sendable {
     public var urlRequest: URLRequest {
         if let source { return source }
         var request = URLRequest(url: url, timeoutInterval: timeoutInterval)
-        request.httpMethod = method.rawValue
+        // `GET` is a new request's method already; FoundationNetworking's setter costs some 4,000
+        // instructions even so.
+        if method != .get { request.httpMethod = method.rawValue }
         // One assignment: FoundationNetworking's per-header setter costs far more (see `addHeaders`).
         if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
         return request

@@ -78,7 +78,7 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// The request with a timeout FoundationNetworking honours. It ignores a `timeoutInterval`
+    /// Gives `request` a timeout FoundationNetworking honours. It ignores a `timeoutInterval`
     /// given to `URLRequest`'s initialiser (only the setter arms its timer) and truncates the
     /// interval to whole seconds, so `0.5` would time out at once; the interval is set again,
     /// rounded up, so a timeout is never shorter than asked. It also multiplies the seconds into
@@ -86,14 +86,13 @@ public final class URLSessionTransport: Transport {
     /// and so is an infinite, NaN, zero or negative one: no timeout, as on AsyncHTTPClient (set
     /// through the setter, infinity and NaN would trap, and a negative one times out at once).
     /// Apple's URLSession needs none of this.
-    static func withWorkingTimeout(_ request: URLRequest) -> URLRequest {
+    ///
+    /// Set in place: on a request nothing else holds, FoundationNetworking's setter then changes
+    /// it rather than copying it first (some 7,000 instructions).
+    static func applyWorkingTimeout(_ request: inout URLRequest) {
         #if canImport(FoundationNetworking)
         let interval = request.timeoutInterval
-        var request = request
         request.timeoutInterval = interval > 0 ? min(max(1, interval.rounded(.up)), 1e9) : 1e9
-        return request
-        #else
-        return request
         #endif
     }
 
@@ -156,8 +155,28 @@ public final class URLSessionTransport: Transport {
         body: RequestBody?,
         eventHandler: any TransportEventHandler
     ) -> any TransportTask {
+        var request = request
+        return makeTask(sending: &request, body: body, eventHandler: eventHandler)
+    }
+
+    /// Makes a task for the `URLRequest` the head describes, built here, where nothing else holds
+    /// it: FoundationNetworking's setters then change it in place.
+    public func makeTask(
+        for head: RequestHead,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
+        var request = head.urlRequest
+        return makeTask(sending: &request, body: body, eventHandler: eventHandler)
+    }
+
+    private func makeTask(
+        sending request: inout URLRequest,
+        body: RequestBody?,
+        eventHandler: any TransportEventHandler
+    ) -> any TransportTask {
         let idleTimeout = request.timeoutInterval
-        var request = Self.withWorkingTimeout(request)
+        Self.applyWorkingTimeout(&request)
         Self.keepUnlabelled(&request, hasBody: body != nil)
         let session = self.session
         let made = router.unlessInvalidated { () -> URLSessionDataTask in
