@@ -3,10 +3,16 @@ import Courier
 import Foundation
 import NIOCore
 
-// @unchecked Sendable: `stream` is touched only on `queue`, one open or read at a time.
-/// Reads a file or stream body in chunks off the event loop and writes each to the connection,
-/// reading the next only when the previous write is done: memory stays at one chunk, and a slow
-/// server slows the reading (backpressure).
+// @unchecked Sendable: `stream`, `writesInFlight`, `reachedEnd` and `isFinished` are touched
+// only on `queue`, a serial queue.
+/// Reads a file or stream body in chunks off the event loop and writes each to the connection.
+///
+/// It reads one chunk ahead: while the event loop takes one chunk, the next is read, so the
+/// connection does not wait for the disk between chunks (with one chunk at a time an upload to
+/// nginx on loopback ran at 0.6 times raw AsyncHTTPClient's rate, for the same CPU). It stops
+/// reading while ``maximumWritesInFlight`` writes are unfinished: AsyncHTTPClient leaves a write's
+/// future pending while the connection cannot take more, so memory stays at a few chunks and a
+/// slow server slows the reading (backpressure).
 final class BodyPump: @unchecked Sendable {
     /// The body could not be opened or read; the attempt fails with `URLError(.cannotOpenFile)`.
     struct Failure: Error {
@@ -16,10 +22,16 @@ final class BodyPump: @unchecked Sendable {
     /// Big enough to keep a fast connection busy, small enough to keep memory flat.
     static let chunkSize = 128 * 1024
 
+    /// Writes handed to the connection and not yet finished, at most: one being sent, one ready.
+    static let maximumWritesInFlight = 2
+
     private let stream: InputStream
     private let writer: HTTPClient.Body.StreamWriter
     private let promise: EventLoopPromise<Void>
     private let queue: DispatchQueue
+    private var writesInFlight = 0
+    private var reachedEnd = false
+    private var isFinished = false
 
     private init(
         stream: InputStream,
@@ -45,7 +57,7 @@ final class BodyPump: @unchecked Sendable {
         queue.async {
             do {
                 let pump = BodyPump(stream: try body.openInputStream(), writer: writer, promise: promise, queue: queue)
-                pump.sendNextChunk()
+                pump.sendChunks()
             } catch {
                 promise.fail(Failure(underlying: error))
             }
@@ -53,7 +65,34 @@ final class BodyPump: @unchecked Sendable {
         return promise.futureResult
     }
 
-    private func sendNextChunk() {
+    /// Reads and writes chunks until enough writes are unfinished, the body ends, or it fails.
+    private func sendChunks() {
+        while !isFinished, !reachedEnd, writesInFlight < Self.maximumWritesInFlight {
+            guard let chunk = readChunk() else { return }
+            guard chunk.readableBytes > 0 else {
+                reachedEnd = true
+                break
+            }
+            writesInFlight += 1
+            writer.write(.byteBuffer(chunk)).whenComplete { [self] result in
+                queue.async { self.writeFinished(result) }
+            }
+        }
+        // The body ends only when its last write has: AsyncHTTPClient fails a write made after it.
+        if reachedEnd, writesInFlight == 0 { finish(.success(())) }
+    }
+
+    private func writeFinished(_ result: Result<Void, any Error>) {
+        writesInFlight -= 1
+        switch result {
+        case .success: sendChunks()
+        case .failure(let error): finish(.failure(error))
+        }
+    }
+
+    /// The next chunk, empty at the end of the body, or nil when reading failed (and the pump
+    /// finished with the failure).
+    private func readChunk() -> ByteBuffer? {
         var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize)
         var readResult = 0
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.chunkSize) { pointer in
@@ -69,21 +108,14 @@ final class BodyPump: @unchecked Sendable {
                     Failure(underlying: CourierError.createUploadableFailed(cause ?? CocoaError(.fileReadUnknown)))
                 )
             )
-            return
+            return nil
         }
-        if readResult == 0 {
-            finish(.success(()))
-            return
-        }
-        writer.write(.byteBuffer(buffer)).whenComplete { [self] result in
-            switch result {
-            case .success: queue.async { self.sendNextChunk() }
-            case .failure(let error): queue.async { self.finish(.failure(error)) }
-            }
-        }
+        return buffer
     }
 
     private func finish(_ result: Result<Void, any Error>) {
+        guard !isFinished else { return }
+        isFinished = true
         stream.close()
         promise.completeWith(result)
     }

@@ -181,6 +181,74 @@ private let retryingPOST = RetryPolicy(
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aLargeFileUploadArrivesWholeAndInOrder(transport: TransportKind) async throws {
+        // Many chunks, read ahead of the connection: any reordering or loss shows in the digest.
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let body = testBytes(3_000_001, seed: 11)
+                let file = directory.appendingPathComponent("large.bin")
+                try body.write(to: file)
+                let receipt = try await session.upload(file, to: server.url("/upload")).validate()
+                    .serializingDecodable(UploadReceipt.self).value
+                #expect(receipt == UploadReceipt(of: body))
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anUploadCutByTheServerFailsOnce(transport: TransportKind) async throws {
+        // The server resets the connection while the body is still being read and written.
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let file = directory.appendingPathComponent("large.bin")
+                try Data(repeating: 7, count: 16 << 20).write(to: file)
+                let request = session.upload(file, to: server.url("/fault/reset"))
+                let counter = CallCounter()
+                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
+                request.response { response in
+                    counter.increment()
+                    done.continuation.yield(response)
+                }
+                var iterator = done.stream.makeAsyncIterator()
+                let response = await iterator.next()
+                #expect(response?.error?.kind == .transportFailed)
+                #expect(counter.value == 1)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingAnUploadTheServerDoesNotAnswerEndsIt(transport: TransportKind) async throws {
+        // The server never answers: the body's writes fill the connection and wait.
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession()
+                let file = directory.appendingPathComponent("large.bin")
+                try Data(repeating: 7, count: 64 << 20).write(to: file)
+                let request = session.upload(file, to: server.url("/fault/hang"))
+                let counter = CallCounter()
+                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
+                request.response { response in
+                    counter.increment()
+                    done.continuation.yield(response)
+                }
+                try await server.waitForRequests(1)
+                request.cancel()
+                var iterator = done.stream.makeAsyncIterator()
+                let response = await iterator.next()
+                #expect(response?.error?.isExplicitlyCancelledError == true)
+                #expect(counter.value == 1)
+                #expect(request.state == .cancelled)
+                await session.invalidate()
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aStreamThatCannotOpenFailsTheUpload(transport: TransportKind) async throws {
         struct Unavailable: Error {}
         try await TestServer.withRunningServer { server in
