@@ -74,7 +74,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     init(
-        id: UUID = UUID(),
+        id: UUID = .makeRandom(),
         convertible: any URLRequestConvertible,
         automaticallyCancelOnStreamError: Bool = false,
         serializationQueue: DispatchQueue,

@@ -222,7 +222,7 @@ public class Request: @unchecked Sendable {
     let capturedContexts: [CapturedContext]
 
     init(
-        id: UUID = UUID(),
+        id: UUID = .makeRandom(),
         convertible: any URLRequestConvertible,
         serializationQueue: DispatchQueue,
         eventMonitor: CompositeEventMonitor?,
