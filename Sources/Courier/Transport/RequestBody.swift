@@ -38,7 +38,7 @@ public struct RequestBody: Sendable {
 
     /// The bytes of a stream that `makeStream` opens; it is called once per attempt, so retries
     /// and redirects that resend the body start over. With `length`, the body is sent with a
-    /// `Content-Length` where the transport allows; without, chunked.
+    /// `Content-Length` (on both transports); without, chunked.
     public static func stream(
         length: Int64? = nil,
         _ makeStream: @escaping @Sendable () throws -> InputStream

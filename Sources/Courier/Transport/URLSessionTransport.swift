@@ -109,6 +109,17 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
+    /// Sends a streamed body of known `length` with `Content-Length` rather than chunked.
+    /// FoundationNetworking gives libcurl no length for a stream, and libcurl then chunks it
+    /// unless the request names its own `Content-Length` and blanks `Transfer-Encoding` (libcurl's
+    /// way to send none).
+    static func sendUnchunked(_ request: inout URLRequest, length: Int64) {
+        #if canImport(FoundationNetworking)
+        request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+        request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+        #endif
+    }
+
     /// Whether suspending a request pauses its transfer on the network (backpressure), as on Apple
     /// platforms. FoundationNetworking cannot: a suspended task starts its request over when
     /// resumed (a second response, the body again from its first byte). There, a started transfer
@@ -149,7 +160,8 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Makes a data task, or an upload task for a file or stream `body` (a stream is sent chunked).
+    /// Makes a data task, or an upload task for a file or stream `body` (a stream of unknown
+    /// length is sent chunked).
     public func makeTask(
         for request: URLRequest,
         body: RequestBody?,
@@ -186,6 +198,17 @@ public final class URLSessionTransport: Transport {
             case .data(let data):
                 request.httpBody = data
                 return session.dataTask(with: request)
+            #if canImport(FoundationNetworking)
+            case .file, .stream, .oneShotStream:
+                // A file goes as a stream too: FoundationNetworking's own file upload reads ahead
+                // on a dispatch queue and then resumes the transfer with a `try!`, which traps once
+                // the transfer has ended, so a server that resets the connection mid-upload
+                // crashed the process. The router hands the stream over when URLSession asks for
+                // it, once per send.
+                request.httpBody = nil
+                if let length = body?.length { Self.sendUnchunked(&request, length: length) }
+                return session.uploadTask(withStreamedRequest: request)
+            #else
             case .file(let url):
                 request.httpBody = nil
                 return session.uploadTask(with: request, fromFile: url)
@@ -193,6 +216,7 @@ public final class URLSessionTransport: Transport {
                 // The router hands the stream over when URLSession asks for it, once per send.
                 request.httpBody = nil
                 return session.uploadTask(withStreamedRequest: request)
+            #endif
             }
         }
         // FoundationNetworking crashes on a task made once invalidation has begun: a late one

@@ -174,7 +174,20 @@ final class ConnectionHandler: ChannelInboundHandler {
             request.body.append(contentsOf: chunk.readableBytesView)
             phase = .buffering(request, respond)
         case (.streaming(_, let sink), .body(let chunk)):
-            sink.consume(chunk)
+            switch sink.consume(chunk) {
+            case .keepReading:
+                break
+            case .stopReading(let duration):
+                // Parts the decoder already holds are ignored; nothing more is read.
+                phase = .closed
+                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+                hangTimer = context.eventLoop.assumeIsolated().scheduleTask(in: duration) {
+                    context.close(promise: nil)
+                }
+            case .reset:
+                phase = .closed
+                Self.close(context, reset: true)
+            }
         case (.discarding, .body):
             return
         case (.buffering(let request, let respond), .end):

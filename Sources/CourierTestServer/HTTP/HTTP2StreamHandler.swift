@@ -63,7 +63,20 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             request.body.append(contentsOf: chunk.readableBytesView)
             phase = .buffering(request, respond)
         case (.streaming(_, let sink), .body(let chunk)):
-            sink.consume(chunk)
+            switch sink.consume(chunk) {
+            case .keepReading:
+                break
+            case .stopReading(let duration):
+                // The stream stops reading, so its flow-control window stops opening.
+                phase = .closed
+                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+                hangTimer = context.eventLoop.assumeIsolated().scheduleTask(in: duration) { [weak self] in
+                    self?.close(context)
+                }
+            case .reset:
+                // HTTP/2 has no per-request connection to end: the stream is reset instead.
+                close(context)
+            }
         case (.buffering(let request, let respond), .end):
             phase = .responding
             perform(respond(request, state), for: request, context: context)

@@ -15,6 +15,8 @@ import NIOHTTP1
 /// | `/fault/attempts/:key` | how many requests the keyed routes counted for `key` |
 /// | `/fault/slow-headers?seconds=S` | the head trickles out over `S` s (default 2), then a `/get` body |
 /// | `/fault/huge-header?bytes=N` | a `X-Huge-Header` of `N` bytes (default 65,536), then a `/get` body |
+/// | `/fault/upload/stall?after=N&seconds=S` (POST, PUT, PATCH) | reads `N` body bytes (default 0), then reads nothing more and never answers, so the client's writes back up; closes after `S` s (default: the server's maximum wait) |
+/// | `/fault/upload/reset?after=N` (POST, PUT, PATCH) | reads `N` body bytes (default 1 MiB), then resets the connection (RST) with the rest unread |
 /// | `/fault/gzip-bomb/:mib` | `Content-Encoding: gzip` over `mib` MiB of zeros (at most 4,096): about 1 KB on the wire per MiB inflated |
 enum FaultRoutes {
     static var routes: [Route] {
@@ -56,6 +58,22 @@ enum FaultRoutes {
                 )
                 return .respond(response)
             },
+            Route(
+                "/fault/upload/stall",
+                methods: [.POST, .PUT, .PATCH],
+                handler: .streaming { request, state in
+                    let seconds = request.queryNumber("seconds", default: .greatestFiniteMagnitude)
+                    let wait = min(.fromSeconds(seconds), state.configuration.maximumWait)
+                    return UploadFaultSink(after: request.queryInteger("after", default: 0), fault: .stall(wait))
+                }
+            ),
+            Route(
+                "/fault/upload/reset",
+                methods: [.POST, .PUT, .PATCH],
+                handler: .streaming { request, _ in
+                    UploadFaultSink(after: request.queryInteger("after", default: 1 << 20), fault: .reset)
+                }
+            ),
             Route("/fault/gzip-bomb/:mib") { request, _ in
                 guard let mebibytes = request.integerParameter("mib"), (0...4096).contains(mebibytes),
                     let body = Compression.compressedZeros(count: mebibytes << 20, format: .gzip)
@@ -137,5 +155,45 @@ enum FaultRoutes {
 
     private static func success(_ request: ServerRequest, attempt: Int) -> ServerResponse {
         .json(.object(["key": .string(request.parameters["key"] ?? ""), "attempts": .int(attempt)]))
+    }
+}
+
+/// Reads a request body up to a point, then stalls or resets: for clients whose body writes are
+/// cut off or held back mid-upload.
+///
+/// Guarded by event-loop confinement: the connection feeds it on its event loop only.
+final class UploadFaultSink: RequestBodySink {
+    /// What happens once ``after`` bytes were read.
+    enum Fault {
+        /// Stop reading and never answer; the connection closes after the duration.
+        case stall(TimeAmount)
+        /// Reset the connection.
+        case reset
+    }
+
+    private let after: Int
+    private let fault: Fault
+    private var byteCount = 0
+
+    init(after: Int, fault: Fault) {
+        self.after = max(0, after)
+        self.fault = fault
+    }
+
+    func consume(_ chunk: ByteBuffer) -> BodySinkVerdict {
+        byteCount += chunk.readableBytes
+        guard byteCount >= after else { return .keepReading }
+        switch fault {
+        case .stall(let wait): return .stopReading(closeAfter: wait)
+        case .reset: return .reset
+        }
+    }
+
+    /// A body shorter than ``after`` meets the fault at its end.
+    func finish() -> RouteOutcome {
+        switch fault {
+        case .stall(let wait): return .hang(wait)
+        case .reset: return .reset
+        }
     }
 }

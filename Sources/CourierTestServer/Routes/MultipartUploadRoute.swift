@@ -43,10 +43,10 @@ enum MultipartUploadRoute {
             }
         }
 
-        func consume(_ chunk: ByteBuffer) {
+        func consume(_ chunk: ByteBuffer) -> BodySinkVerdict {
             byteCount += chunk.readableBytes
             // Taken out while it runs, so its buffers are not copied on write.
-            guard var parser else { return }
+            guard var parser else { return .keepReading }
             self.parser = nil
             let action = chunk.withUnsafeReadableBytes { parser.consume($0) }
             switch action {
@@ -56,6 +56,7 @@ enum MultipartUploadRoute {
             case .fail(let malformed):
                 failure = malformed
             }
+            return .keepReading
         }
 
         func finish() -> RouteOutcome {

@@ -29,9 +29,10 @@ enum UploadRoute {
             hasher = hashes ? SHA256() : nil
         }
 
-        func consume(_ chunk: ByteBuffer) {
+        func consume(_ chunk: ByteBuffer) -> BodySinkVerdict {
             byteCount += chunk.readableBytes
             if hasher != nil { chunk.withUnsafeReadableBytes { hasher?.update(bufferPointer: $0) } }
+            return .keepReading
         }
 
         func finish() -> RouteOutcome {

@@ -69,10 +69,21 @@ struct Route: Sendable {
     }
 }
 
+/// What a ``RequestBodySink`` wants done after a piece of the body.
+enum BodySinkVerdict {
+    /// Read on.
+    case keepReading
+    /// Read nothing more from the connection, so the client's writes back up, and close it after
+    /// the duration; the request is never answered.
+    case stopReading(closeAfter: TimeAmount)
+    /// End the connection at once with a reset (RST), the rest of the body unread.
+    case reset
+}
+
 /// Receives a streamed request body; see ``Route/Handler/streaming(_:)``.
 protocol RequestBodySink: AnyObject {
-    /// Takes the next piece of the body.
-    func consume(_ chunk: ByteBuffer)
+    /// Takes the next piece of the body, and says whether to read on.
+    func consume(_ chunk: ByteBuffer) -> BodySinkVerdict
     /// Called once the body has ended; returns what to answer.
     func finish() -> RouteOutcome
 }

@@ -126,6 +126,24 @@ private let retryingPOST = RetryPolicy(
     }
 
     @Test(arguments: TransportKind.allCases)
+    func aStreamOfKnownLengthIsSentWithIt(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let streamed = RequestBody.stream(length: 8) { InputStream(data: Data("streamed".utf8)) }
+            let echo = try await session.upload(
+                streamed,
+                to: server.url("/anything"),
+                headers: ["Content-Type": "text/plain"]
+            )
+            .validate().serializingDecodable(BodyEcho.self).value
+            #expect(echo.headers["Content-Length"] == "8")
+            #expect(echo.headers["Transfer-Encoding"] == nil)
+            #expect(echo.data == "streamed")
+            await session.invalidate()
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func aRetriedUploadReopensItsBody(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession(interceptor: retryingPOST)
@@ -180,7 +198,7 @@ private let retryingPOST = RetryPolicy(
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportKind.allCases)
     func aLargeFileUploadArrivesWholeAndInOrder(transport: TransportKind) async throws {
         // Many chunks, read ahead of the connection: any reordering or loss shows in the digest.
         try await withTemporaryDirectory { directory in
@@ -189,23 +207,26 @@ private let retryingPOST = RetryPolicy(
                 let body = testBytes(3_000_001, seed: 11)
                 let file = directory.appendingPathComponent("large.bin")
                 try body.write(to: file)
-                let receipt = try await session.upload(file, to: server.url("/upload")).validate()
-                    .serializingDecodable(UploadReceipt.self).value
+                let request = session.upload(file, to: server.url("/upload"))
+                let receipt = try await request.validate().serializingDecodable(UploadReceipt.self).value
                 #expect(receipt == UploadReceipt(of: body))
+                #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
+                #expect(request.uploadProgress.totalUnitCount == Int64(body.count))
                 await session.invalidate()
             }
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportKind.allCases)
     func anUploadCutByTheServerFailsOnce(transport: TransportKind) async throws {
-        // The server resets the connection while the body is still being read and written.
+        // The server resets the connection after 1 MiB of the body, while the rest is still
+        // being read and written.
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession()
                 let file = directory.appendingPathComponent("large.bin")
                 try Data(repeating: 7, count: 16 << 20).write(to: file)
-                let request = session.upload(file, to: server.url("/fault/reset"))
+                let request = session.upload(file, to: server.url("/fault/upload/reset?after=1048576"))
                 let counter = CallCounter()
                 let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
                 request.response { response in
@@ -215,21 +236,49 @@ private let retryingPOST = RetryPolicy(
                 var iterator = done.stream.makeAsyncIterator()
                 let response = await iterator.next()
                 #expect(response?.error?.kind == .transportFailed)
-                #expect(counter.value == 1)
+                #expect(request.uploadProgress.completedUnitCount < 16 << 20, "the server read only part of it")
                 await session.invalidate()
+                #expect(counter.value == 1)
             }
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
-    func cancellingAnUploadTheServerDoesNotAnswerEndsIt(transport: TransportKind) async throws {
-        // The server never answers: the body's writes fill the connection and wait.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportKind.allCases)
+    func anUploadTheServerStopsReadingTimesOut(transport: TransportKind) async throws {
+        // The server stops reading after the first piece: the body's writes back up and wait
+        // until the idle timeout ends the attempt, which only fires once nothing moved for it.
+        try await withTemporaryDirectory { directory in
+            try await TestServer.withRunningServer { server in
+                let session = transport.makeSession { $0.timeoutInterval = 1 }
+                let file = directory.appendingPathComponent("large.bin")
+                try Data(repeating: 7, count: 32 << 20).write(to: file)
+                let request = session.upload(file, to: server.url("/fault/upload/stall?after=0"))
+                let counter = CallCounter()
+                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
+                request.response { response in
+                    counter.increment()
+                    done.continuation.yield(response)
+                }
+                var iterator = done.stream.makeAsyncIterator()
+                let response = await iterator.next()
+                #expect(response?.error?.urlError?.code == .timedOut)
+                #expect(request.uploadProgress.completedUnitCount < 32 << 20, "the server read only part of it")
+                await session.invalidate()
+                #expect(counter.value == 1)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportKind.allCases)
+    func cancellingAnUploadTheServerDoesNotReadEndsIt(transport: TransportKind) async throws {
+        // The server stops reading after the first piece and never answers; the cancel lands
+        // while the body is being written or waits to be.
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession()
                 let file = directory.appendingPathComponent("large.bin")
-                try Data(repeating: 7, count: 64 << 20).write(to: file)
-                let request = session.upload(file, to: server.url("/fault/hang"))
+                try Data(repeating: 7, count: 32 << 20).write(to: file)
+                let request = session.upload(file, to: server.url("/fault/upload/stall?after=0"))
                 let counter = CallCounter()
                 let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
                 request.response { response in
@@ -241,9 +290,9 @@ private let retryingPOST = RetryPolicy(
                 var iterator = done.stream.makeAsyncIterator()
                 let response = await iterator.next()
                 #expect(response?.error?.isExplicitlyCancelledError == true)
-                #expect(counter.value == 1)
                 #expect(request.state == .cancelled)
                 await session.invalidate()
+                #expect(counter.value == 1)
             }
         }
     }
