@@ -20,6 +20,43 @@ import Testing
         }
     }
 
+    private func post(_ target: String, declaring length: Int, sending sent: Int) -> String {
+        "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n"
+            + String(repeating: "x", count: sent)
+    }
+
+    @Test func anUploadResetEndsTheConnectionAfterTheGivenBodyBytes() async throws {
+        try await TestServer.withRunningServer { server in
+            let cut = try await RawConnection.exchange(
+                port: server.port,
+                request: post("/fault/upload/reset?after=10", declaring: 100, sending: 50)
+            )
+            #expect(cut.ending == .reset)
+            #expect(cut.head.isEmpty)
+            // A body shorter than `after` is reset at its end.
+            let short = try await RawConnection.exchange(
+                port: server.port,
+                request: post("/fault/upload/reset?after=1000", declaring: 20, sending: 20)
+            )
+            #expect(short.ending == .reset)
+        }
+    }
+
+    @Test func anUploadStallNeverAnswersAndClosesAfterTheWait() async throws {
+        try await TestServer.withRunningServer { server in
+            // Half the declared body: the server stops reading and closes after a second.
+            let start = ContinuousClock.now
+            let stalled = try await RawConnection.exchange(
+                port: server.port,
+                request: post("/fault/upload/stall?seconds=1", declaring: 100, sending: 50),
+                timeout: .seconds(20)
+            )
+            #expect(stalled.ending == .closed)
+            #expect(stalled.head.isEmpty)
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+        }
+    }
+
     @Test func dropCanResetInstead() async throws {
         try await TestServer.withRunningServer { server in
             let result = try await RawConnection.exchange(
