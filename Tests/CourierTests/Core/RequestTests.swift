@@ -41,18 +41,12 @@ final class CallCounter: Sendable {
         try await TestServer.withRunningServer { server in
             let session = transport.makeSession()
             let request = session.request(server.url("/fault/hang"))
-            let counter = CallCounter()
-            let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
-            request.response { response in
-                counter.increment()
-                done.continuation.yield(response)
-            }
+            let answers = HandlerResponses(of: request)
             try await server.waitForRequests(1)
             request.cancel()
-            var iterator = done.stream.makeAsyncIterator()
-            let response = await iterator.next()
+            let response = await answers.first()
             #expect(response?.error?.isExplicitlyCancelledError == true)
-            #expect(counter.value == 1)
+            #expect(answers.calls.value == 1)
             #expect(request.state == .cancelled)
             await session.invalidate()
         }

@@ -39,6 +39,13 @@ func testBytes(_ count: Int, seed: UInt64 = 42) -> Data {
 }
 
 /// A new temporary directory, removed by `body`'s end.
+/// A file of `count` bytes in `directory`, for uploads whose content does not matter.
+func writeFile(count: Int, in directory: URL) throws -> URL {
+    let file = directory.appendingPathComponent("large.bin")
+    try Data(repeating: 7, count: count).write(to: file)
+    return file
+}
+
 func withTemporaryDirectory<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -224,21 +231,14 @@ private let retryingPOST = RetryPolicy(
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession()
-                let file = directory.appendingPathComponent("large.bin")
-                try Data(repeating: 7, count: 16 << 20).write(to: file)
+                let file = try writeFile(count: 16 << 20, in: directory)
                 let request = session.upload(file, to: server.url("/fault/upload/reset?after=1048576"))
-                let counter = CallCounter()
-                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
-                request.response { response in
-                    counter.increment()
-                    done.continuation.yield(response)
-                }
-                var iterator = done.stream.makeAsyncIterator()
-                let response = await iterator.next()
+                let answers = HandlerResponses(of: request)
+                let response = await answers.first()
                 #expect(response?.error?.kind == .transportFailed)
                 #expect(request.uploadProgress.completedUnitCount < 16 << 20, "the server read only part of it")
                 await session.invalidate()
-                #expect(counter.value == 1)
+                #expect(answers.calls.value == 1)
             }
         }
     }
@@ -250,21 +250,14 @@ private let retryingPOST = RetryPolicy(
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession { $0.timeoutInterval = 1 }
-                let file = directory.appendingPathComponent("large.bin")
-                try Data(repeating: 7, count: 32 << 20).write(to: file)
+                let file = try writeFile(count: 32 << 20, in: directory)
                 let request = session.upload(file, to: server.url("/fault/upload/stall?after=0"))
-                let counter = CallCounter()
-                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
-                request.response { response in
-                    counter.increment()
-                    done.continuation.yield(response)
-                }
-                var iterator = done.stream.makeAsyncIterator()
-                let response = await iterator.next()
+                let answers = HandlerResponses(of: request)
+                let response = await answers.first()
                 #expect(response?.error?.urlError?.code == .timedOut)
                 #expect(request.uploadProgress.completedUnitCount < 32 << 20, "the server read only part of it")
                 await session.invalidate()
-                #expect(counter.value == 1)
+                #expect(answers.calls.value == 1)
             }
         }
     }
@@ -276,23 +269,16 @@ private let retryingPOST = RetryPolicy(
         try await withTemporaryDirectory { directory in
             try await TestServer.withRunningServer { server in
                 let session = transport.makeSession()
-                let file = directory.appendingPathComponent("large.bin")
-                try Data(repeating: 7, count: 32 << 20).write(to: file)
+                let file = try writeFile(count: 32 << 20, in: directory)
                 let request = session.upload(file, to: server.url("/fault/upload/stall?after=0"))
-                let counter = CallCounter()
-                let done = AsyncStream<DataResponse<Data?, CourierError>>.makeStream()
-                request.response { response in
-                    counter.increment()
-                    done.continuation.yield(response)
-                }
+                let answers = HandlerResponses(of: request)
                 try await server.waitForRequests(1)
                 request.cancel()
-                var iterator = done.stream.makeAsyncIterator()
-                let response = await iterator.next()
+                let response = await answers.first()
                 #expect(response?.error?.isExplicitlyCancelledError == true)
                 #expect(request.state == .cancelled)
                 await session.invalidate()
-                #expect(counter.value == 1)
+                #expect(answers.calls.value == 1)
             }
         }
     }
