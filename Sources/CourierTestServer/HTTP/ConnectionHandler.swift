@@ -180,10 +180,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             case .stopReading(let duration):
                 // Parts the decoder already holds are ignored; nothing more is read.
                 phase = .closed
-                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
-                hangTimer = context.eventLoop.assumeIsolated().scheduleTask(in: duration) {
-                    context.close(promise: nil)
-                }
+                hangTimer = context.stopReading(closingAfter: duration)
             case .reset:
                 phase = .closed
                 Self.close(context, reset: true)
@@ -326,5 +323,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
+    }
+}
+
+extension ChannelHandlerContext {
+    /// Reads nothing more from the channel, so the peer's writes back up, and closes it after
+    /// `duration`; returns the close, to cancel if the channel goes first.
+    func stopReading(closingAfter duration: TimeAmount) -> Scheduled<Void> {
+        try? channel.syncOptions?.setOption(.autoRead, value: false)
+        return eventLoop.assumeIsolated().scheduleTask(in: duration) { [self] in close(promise: nil) }
     }
 }

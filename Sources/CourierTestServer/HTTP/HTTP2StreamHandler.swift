@@ -69,10 +69,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             case .stopReading(let duration):
                 // The stream stops reading, so its flow-control window stops opening.
                 phase = .closed
-                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
-                hangTimer = context.eventLoop.assumeIsolated().scheduleTask(in: duration) { [weak self] in
-                    self?.close(context)
-                }
+                hangTimer = context.stopReading(closingAfter: duration)
             case .reset:
                 // HTTP/2 has no per-request connection to end: the stream is reset instead.
                 close(context)
