@@ -201,8 +201,8 @@ public final class URLSessionTransport: Transport {
             #if canImport(FoundationNetworking)
             case .file, .stream, .oneShotStream:
                 // A file goes as a stream too: FoundationNetworking's own file upload reads ahead
-                // on a dispatch queue and then resumes the transfer with a `try!`, which traps once
-                // the transfer has ended, so a server that resets the connection mid-upload
+                // on a dispatch queue and then resumes the transfer with a forced `try`, which traps
+                // once the transfer has ended, so a server that resets the connection mid-upload
                 // crashed the process. The router hands the stream over when URLSession asks for
                 // it, once per send.
                 request.httpBody = nil
