@@ -13,7 +13,7 @@ import Testing
         let output = await process.allOutput(within: 30)
         if output == nil { process.send(SIGKILL) }
         let printedText = String(decoding: try #require(output, "the check program did not exit"), as: UTF8.self)
-        #expect(await process.termination(within: 10) == .exited(0))
+        #expect(await process.termination(within: 30) == .exited(0))
         #expect(printedText.trimmingCharacters(in: .whitespacesAndNewlines) == "Courier.URLSessionTransport")
     }
 
