@@ -185,6 +185,21 @@ import Testing
         }
     }
 
+    @Test func uploadFaultsEndOnlyTheirStreamOverHTTP2() async throws {
+        try await Self.withServerAndClient { server, client in
+            let body = [UInt8](repeating: 7, count: 1_000_000)
+            // Reset after a piece; stalled (the stream's window stops opening), then closed after 1 s.
+            for path in ["/fault/upload/reset?after=1000", "/fault/upload/stall?after=0&seconds=1"] {
+                await #expect(throws: (any Error).self, "\(path) fails") {
+                    _ = try await Self.fetch(client, server.url(path), method: .POST, body: body)
+                }
+            }
+            let after = try await Self.fetch(client, server.url("/get"))
+            #expect(after.response.status == .ok)
+            #expect(after.response.version == .http2)
+        }
+    }
+
     @Test func clientsThatNeverHandshakeAreDisconnected() async throws {
         let configuration = TestServer.Configuration {
             $0.tls = .selfSigned
