@@ -18,34 +18,114 @@ import FoundationNetworking
 /// `requestModifier`) keeps that `URLRequest`, with everything URLSession reads beyond these
 /// parts, and ``urlRequest`` returns it.
 public struct RequestHead: Sendable {
+    /// The parts, shared between copies until one changes (copy-on-write): a head is copied
+    /// about fifteen times a request, and each copy of the parts themselves retained seven
+    /// references.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked Sendable: a `Storage` is changed only through `RequestHead.parts`, which
+        // copies it first unless the head holds the only reference; one shared between heads,
+        // and so between threads, is never changed.
+        var method: HTTPMethod
+        var url: URL
+        var headers: HTTPHeaders
+        var timeoutInterval: TimeInterval
+        var source: URLRequest?
+        var isURLChecked = false
+        var serverTrustPolicy: ServerTrustPolicy?
+        var cacheMode = RequestCacheMode.default
+        var cacheDecision: (@Sendable (ResponseHead) async -> ResponseHead?)?
+
+        init(method: HTTPMethod, url: URL, headers: HTTPHeaders, timeoutInterval: TimeInterval, source: URLRequest?) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.timeoutInterval = timeoutInterval
+            self.source = source
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(
+                method: method,
+                url: url,
+                headers: headers,
+                timeoutInterval: timeoutInterval,
+                source: source
+            )
+            copy.isURLChecked = isURLChecked
+            copy.serverTrustPolicy = serverTrustPolicy
+            copy.cacheMode = cacheMode
+            copy.cacheDecision = cacheDecision
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The parts, to change: copied first unless this head is their only holder.
+    private var parts: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// The method.
-    public private(set) var method: HTTPMethod
+    public private(set) var method: HTTPMethod {
+        get { storage.method }
+        _modify { yield &parts.method }
+    }
     /// The URL.
     public private(set) var url: URL {
-        didSet { isURLChecked = false }
+        get { storage.url }
+        _modify {
+            let parts = self.parts
+            yield &parts.url
+            parts.isURLChecked = false
+        }
     }
     /// The header fields, in the order they go out.
-    public private(set) var headers: HTTPHeaders
+    public private(set) var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify { yield &parts.headers }
+    }
     /// The longest the attempt may go without sending or receiving a byte, in seconds.
-    public private(set) var timeoutInterval: TimeInterval
+    public private(set) var timeoutInterval: TimeInterval {
+        get { storage.timeoutInterval }
+        _modify { yield &parts.timeoutInterval }
+    }
     /// The `URLRequest` the head was read from, kept in step with the parts; `nil` for a head
     /// made from parts.
-    private var source: URLRequest?
+    private var source: URLRequest? {
+        get { storage.source }
+        _modify { yield &parts.source }
+    }
     /// Whether ``url`` passed ``URLValidation`` (a session checks every head it sends), so a
     /// transport need not check it again: about 4,000 instructions a request on Linux. Cleared
     /// when the URL changes.
-    @_spi(CourierTransport) public internal(set) var isURLChecked = false
+    @_spi(CourierTransport) public internal(set) var isURLChecked: Bool {
+        get { storage.isURLChecked }
+        _modify { yield &parts.isURLChecked }
+    }
     /// How the transport must check the server, for an `https` request of a session with trust
     /// settings (``Session/Configuration/serverTrustManager``, ``Session/Configuration/trustRoots``,
     /// ``Session/Configuration/clientCertificate``); `nil` for the system's default checks. Only
     /// a ``ServerTrustEnforcing`` transport is handed one.
-    @_spi(CourierTransport) public internal(set) var serverTrustPolicy: ServerTrustPolicy?
+    @_spi(CourierTransport) public internal(set) var serverTrustPolicy: ServerTrustPolicy? {
+        get { storage.serverTrustPolicy }
+        _modify { yield &parts.serverTrustPolicy }
+    }
     /// How the request uses Courier's ``HTTPCache``, when the session has one
     /// (``Request/cache(_:)``); a `URLRequest`'s own `cachePolicy` counts when this is `default`.
-    var cacheMode = RequestCacheMode.default
+    var cacheMode: RequestCacheMode {
+        get { storage.cacheMode }
+        _modify { yield &parts.cacheMode }
+    }
     /// Asks the request's ``CachedResponseHandler`` what to store for a response; `nil` when
     /// there is none to ask (everything the rules allow is stored).
-    var cacheDecision: (@Sendable (ResponseHead) async -> ResponseHead?)?
+    var cacheDecision: (@Sendable (ResponseHead) async -> ResponseHead?)? {
+        get { storage.cacheDecision }
+        _modify { yield &parts.cacheDecision }
+    }
 
     /// The cache mode the head asks for: ``cacheMode``, else what the `URLRequest` it was read
     /// from asks for with its `cachePolicy`.
@@ -57,21 +137,19 @@ public struct RequestHead: Sendable {
     /// A head from its parts; the `URLRequest` is built only when asked for.
     public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = HTTPHeaders(), timeoutInterval: TimeInterval = 60)
     {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.timeoutInterval = timeoutInterval
-        source = nil
+        storage = Storage(method: method, url: url, headers: headers, timeoutInterval: timeoutInterval, source: nil)
     }
 
     /// The head of `urlRequest`, which ``urlRequest`` then returns as it is; `nil` if it has no URL.
     public init?(_ urlRequest: URLRequest) {
         guard let url = urlRequest.url else { return nil }
-        self.url = url
-        method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-        headers = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:])
-        timeoutInterval = urlRequest.timeoutInterval
-        source = urlRequest
+        storage = Storage(
+            method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+            url: url,
+            headers: HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]),
+            timeoutInterval: urlRequest.timeoutInterval,
+            source: urlRequest
+        )
     }
 
     /// The request as a `URLRequest`: the one the head was read from, or one built from the
