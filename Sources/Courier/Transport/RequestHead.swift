@@ -79,8 +79,9 @@ public struct RequestHead: Sendable {
         get { storage.url }
         _modify {
             let parts = self.parts
+            // Cleared however the change ends, as a `didSet` would be.
+            defer { parts.isURLChecked = false }
             yield &parts.url
-            parts.isURLChecked = false
         }
     }
     /// The header fields, in the order they go out.

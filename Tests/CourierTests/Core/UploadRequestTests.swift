@@ -38,7 +38,6 @@ func testBytes(_ count: Int, seed: UInt64 = 42) -> Data {
     return words.withUnsafeBytes { Data($0.prefix(count)) }
 }
 
-/// A new temporary directory, removed by `body`'s end.
 /// 16 MiB from memory (no disk in the suite's busy first seconds), more than loopback's socket
 /// buffers hold, so a server that stops reading holds some of it back.
 let largeStreamLength: Int64 = 16 << 20
@@ -53,6 +52,7 @@ func writeFile(count: Int, in directory: URL) throws -> URL {
     return file
 }
 
+/// A new temporary directory, removed by `body`'s end.
 func withTemporaryDirectory<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
