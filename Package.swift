@@ -59,14 +59,18 @@ let package = Package(
                 "Courier",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Already in AsyncHTTPClient's graph; named here to map TLS failures to URLError codes,
-                // and to read a refused certificate again (`CertificateDiagnosis`).
+                // and to read a server's certificates again (`ServerCertificateProbe`).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // Body pieces reach Courier as Data sharing the ByteBuffer's storage, not a copy of it.
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // Already in AsyncHTTPClient's graph; named here to map decompression failures.
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                // Rebuilds the chain a server's certificate was accepted through, so that pins can
+                // match its intermediates and root (`CertificateChain`): BoringSSL's chain is not
+                // visible through AsyncHTTPClient.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // A transport that plays scripted responses, for tests without sockets (ours and users').
@@ -193,6 +197,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Prints the type of `Session()`'s transport in a program that links `Courier` alone, for

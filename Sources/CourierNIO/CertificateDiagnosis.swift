@@ -2,21 +2,17 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import NIOSSL
-import NIOTLS
 
 /// Why a server's certificate was refused, in words a person can act on: BoringSSL reports every
 /// refusal of a chain as one `CERTIFICATE_VERIFY_FAILED`, without saying whether the certificate
 /// expired or its root is unknown. Under a session's trust settings, the transport then opens one
 /// more connection to the server (only when its own connections go straight there: no proxy, no
-/// DNS override), completes a handshake that checks nothing, reads the certificate, closes, and
-/// says what is wrong with it. Nothing is sent on that connection.
+/// DNS override), reads the certificate (`ServerCertificateProbe`, within its time limit) and says
+/// what is wrong with it. Nothing is sent on that connection.
 ///
 /// What the server shows the second time only shapes the message; the request has already failed.
 enum CertificateDiagnosis {
-    /// The longest the extra connection may take before the request fails with the general reason.
-    static let timeout = TimeAmount.seconds(5)
     /// The reason when nothing more precise can be said.
     static let generalProblem =
         "its chain does not lead to a root the session trusts, or a certificate in it is not acceptable "
@@ -72,59 +68,12 @@ enum CertificateDiagnosis {
     )
         -> EventLoopFuture<String>
     {
-        let context: NIOSSLContext
-        do {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            context = try NIOSSLContext(configuration: configuration)
-        } catch {
-            return eventLoop.makeSucceededFuture(generalProblem)
-        }
-        guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
-            return eventLoop.makeSucceededFuture(generalProblem)
-        }
-        // An IP address is no server name to send (RFC 6066).
-        let serverName = isIPAddress(host) ? nil : host
-        let connection =
-            bootstrap
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                // Every channel Happy Eyeballs tries gets its own watcher; only the winner's counts.
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: serverName)
-                    )
-                    try channel.pipeline.syncOperations.addHandler(
-                        HandshakeWatcher(promise: channel.eventLoop.makePromise())
-                    )
-                }
-            }
-            .connect(host: host, port: port)
-        let certificate = connection.flatMap { channel in
-            channel.pipeline.handler(type: HandshakeWatcher.self).flatMap { watcher in
-                watcher.promise.futureResult.flatMap { channel.nioSSL_peerCertificate() }
-            }
-        }
-        let answer = eventLoop.makePromise(of: String.self)
-        let deadline = eventLoop.scheduleTask(in: timeout) { answer.succeed(generalProblem) }
-        certificate.whenComplete { result in
-            let shown = (try? result.get())
-                .flatMap { $0 }
+        ServerCertificateProbe.presentedCertificates(host: host, port: port, on: eventLoop).map { certificates in
+            certificates.first
                 .flatMap { try? $0.toDERBytes() }
                 .flatMap { try? TLSCertificate(derEncoded: $0) }
-            answer.succeed(shown.map { describe($0, now: now) } ?? generalProblem)
-        }
-        answer.futureResult.whenComplete { _ in
-            deadline.cancel()
-            connection.whenSuccess { $0.close(promise: nil) }
-        }
-        return answer.futureResult
-    }
-
-    private static func isIPAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+                .map { describe($0, now: now) } ?? generalProblem
+        }.recover { _ in generalProblem }
     }
 
     /// What is wrong with `certificate`, which a handshake under the session's roots refused.
@@ -142,30 +91,5 @@ enum CertificateDiagnosis {
             return "its certificate is self-signed and not among the roots the session trusts"
         }
         return generalProblem
-    }
-
-    /// Completes its promise when the TLS handshake is done, or fails it with the pipeline's error.
-    private final class HandshakeWatcher: ChannelInboundHandler, Sendable {
-        typealias InboundIn = NIOAny
-        let promise: EventLoopPromise<Void>
-
-        init(promise: EventLoopPromise<Void>) {
-            self.promise = promise
-        }
-
-        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-            if case .handshakeCompleted = event as? TLSUserEvent { promise.succeed() }
-            context.fireUserInboundEventTriggered(event)
-        }
-
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            promise.fail(error)
-            context.close(promise: nil)
-        }
-
-        func channelInactive(context: ChannelHandlerContext) {
-            promise.fail(ChannelError.eof)
-            context.fireChannelInactive()
-        }
     }
 }

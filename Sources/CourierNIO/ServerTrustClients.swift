@@ -33,12 +33,17 @@ final class ServerTrustClients: Sendable {
     /// The transport's client configuration: the base of every policy's.
     private let configuration: HTTPClient.Configuration
     private let entries = NIOLockedValueBox([ObjectIdentifier: Entry]())
+    /// What servers presented to probes, for evaluators that look past the server's own
+    /// certificate; `nil` when the policies' connections go through a proxy, where the address a
+    /// connection reached is the proxy's.
+    private let probes: ServerCertificateProbe.Cache?
     /// Set by ``shutdown()``: no client is made afterwards. Read and written under `entries`' lock.
     private let isShutDown = NIOLockedValueBox(false)
 
     init(eventLoopGroup: any EventLoopGroup, configuration: HTTPClient.Configuration) {
         self.eventLoopGroup = eventLoopGroup
         self.configuration = configuration
+        probes = configuration.proxy == nil ? ServerCertificateProbe.Cache() : nil
     }
 
     deinit {
@@ -137,69 +142,21 @@ final class ServerTrustClients: Sendable {
         configuration.tlsConfiguration = tlsConfiguration
         // A refused connection is the answer, not something to try again after a backoff.
         configuration.connectionPool.retryConnectionEstablishment = false
-        // Weakly: the client lives in this registry's entry for the policy, and would otherwise
-        // keep the policy (and so itself) alive for good.
-        let reference = PolicyReference(policy)
-        let host = policy.host
+        let evaluation = Evaluation(policy: policy, chain: CertificateChain(tls: tlsConfiguration), probes: probes)
         let userHTTP1Initializer = configuration.http1_1ConnectionDebugInitializer
         let userHTTP2Initializer = configuration.http2ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { channel in
-            Self.check(channel, reference: reference, host: host).flatMap {
+            evaluation.check(channel).flatMap {
                 userHTTP1Initializer?(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
             }
         }
         configuration.http2ConnectionDebugInitializer = { channel in
-            Self.check(channel, reference: reference, host: host).flatMap {
+            evaluation.check(channel).flatMap {
                 userHTTP2Initializer?(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
             }
         }
         let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         return .success(Settings(tlsConfiguration: tlsConfiguration, client: client))
-    }
-
-    /// Runs the policy's evaluator on the certificate `channel`'s server showed. A refused
-    /// connection is closed here: AsyncHTTPClient only reports the failure of a connection its
-    /// initializer refused, and would leave it open.
-    private static func check(_ channel: any Channel, reference: PolicyReference, host: String) -> EventLoopFuture<Void>
-    {
-        channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
-            guard let policy = reference.policy else {
-                throw CourierError.serverTrustEvaluationFailed(
-                    reason: .unsupported(host: host, reason: "the session that made the request has gone")
-                )
-            }
-            try evaluate(certificate, under: policy)
-        }.flatMapError { error in
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(error)
-        }
-    }
-
-    /// A policy held weakly, for a closure that must not keep it.
-    private final class PolicyReference: Sendable {
-        weak let policy: ServerTrustPolicy?
-
-        init(_ policy: ServerTrustPolicy) {
-            self.policy = policy
-        }
-    }
-
-    /// Runs `policy`'s evaluator on the certificate a connection's server showed.
-    private static func evaluate(_ certificate: NIOSSLCertificate?, under policy: ServerTrustPolicy) throws {
-        guard let certificate else {
-            throw CourierError.serverTrustEvaluationFailed(
-                reason: .certificateRejected(host: policy.host, problem: "the server showed no certificate")
-            )
-        }
-        let shown: TLSCertificate
-        do {
-            shown = try TLSCertificate(derEncoded: certificate.toDERBytes())
-        } catch {
-            throw CourierError.serverTrustEvaluationFailed(
-                reason: .certificateRejected(host: policy.host, problem: "its certificate could not be read")
-            )
-        }
-        if let error = policy.evaluate([shown]) { throw error }
     }
 
     /// `base` (the transport's own TLS configuration) with `policy`'s checks, roots and client

@@ -171,7 +171,7 @@ struct CourierCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Trust the server only if its key has one of these pins (sha256//BASE64;sha256//BASE64).",
+            "Trust the server only if its key, or a key of its chain, has one of these pins (sha256//BASE64;...).",
             valueName: "pins"
         )
     )

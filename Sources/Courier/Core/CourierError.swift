@@ -100,11 +100,11 @@ public struct CourierError: Error, Sendable {
     public enum ServerTrustFailureReason: Sendable {
         /// The ``ServerTrustManager`` has no evaluator for the host, and every host must be evaluated.
         case noRequiredEvaluator(host: String)
-        /// No certificate the server showed is pinned; `seen` holds their public-key pins
-        /// (``TLSCertificate/publicKeyPin``), to compare with yours.
+        /// No certificate of the server's chain (``ServerTrust/certificates``) is pinned; `seen`
+        /// holds their public-key pins (``TLSCertificate/publicKeyPin``), to compare with yours.
         case certificatePinningFailed(host: String, seen: [String])
-        /// No certificate the server showed has a pinned public key; `seen` holds the pins of
-        /// the keys it showed.
+        /// No certificate of the server's chain (``ServerTrust/certificates``) has a pinned public
+        /// key; `seen` holds the pins of their keys, the server's own first.
         case publicKeyPinningFailed(host: String, seen: [String])
         /// The handshake refused the server's certificate under the session's trust settings;
         /// `problem` says why: expired (and when), not valid yet, another host's, self-signed, or

@@ -26,7 +26,9 @@ import Testing
         let cert = try Self.write(client.certificatePEM, named: "client.pem", in: directory)
         let key = try Self.write(client.privateKeyPEM, named: "client-key.pem", in: directory)
         let pin = try TLSCertificate(pemEncoded: server.certificatePEM).publicKeyPin
-        let otherPin = try TLSCertificate(pemEncoded: authority.certificatePEM).publicKeyPin
+        let caPin = try TLSCertificate(pemEncoded: authority.certificatePEM).publicKeyPin
+        let otherPin = try TLSCertificate(pemEncoded: TestCertificateAuthority(name: "Other CA").certificatePEM)
+            .publicKeyPin
 
         let tls = TestServer.TLS(
             certificateChain: server.chainPEM,
@@ -45,6 +47,12 @@ import Testing
                 url,
             ])
             #expect(pinned.status == 0, "\(pinned.errorOutput)")
+
+            // Unlike curl, which looks at the server's key only, a pin may name the CA's.
+            let pinnedCA = try await CourierRun.run([
+                "--check-status", "--cacert", ca, "--cert", cert, "--key", key, "--pinnedpubkey", caPin, url,
+            ])
+            #expect(pinnedCA.status == 0, "\(pinnedCA.errorOutput)")
 
             let wrongPin = try await CourierRun.run([
                 "--cacert", ca, "--cert", cert, "--key", key, "--pinnedpubkey", otherPin, url,

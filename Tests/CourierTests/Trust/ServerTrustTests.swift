@@ -2,6 +2,7 @@ import Courier
 import CourierNIO
 import CourierTestServer
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -19,6 +20,9 @@ import FoundationNetworking
         let root: TLSCertificate
         let server: TestCertificateAuthority.Issued
         let serverCertificate: TLSCertificate
+        /// Another authority's certificate, which has nothing to do with the server: a pin that
+        /// must not match.
+        let stranger: TLSCertificate
 
         init(
             authority: TestCertificateAuthority? = nil,
@@ -31,6 +35,7 @@ import FoundationNetworking
             root = try TLSCertificate(pemEncoded: authority.certificatePEM)
             server = try authority.issue(names: names, ipAddresses: ipAddresses, validity: validity)
             serverCertificate = try TLSCertificate(pemEncoded: server.certificatePEM)
+            stranger = try TLSCertificate(pemEncoded: TestCertificateAuthority(name: "Stranger CA").certificatePEM)
         }
 
         func tls(requiringClientCertificatesFrom issuers: String? = nil) -> TestServer.TLS {
@@ -169,7 +174,7 @@ import FoundationNetworking
             let wrongPin = transport.makeSession {
                 $0.trustRoots = .only([fixture.root])
                 $0.serverTrustManager = ServerTrustManager(evaluators: [
-                    "127.0.0.1": PublicKeysTrustEvaluator(keysOf: [fixture.root])
+                    "127.0.0.1": PublicKeysTrustEvaluator(keysOf: [fixture.stranger])
                 ])
             }
             let refused = try await Self.trustFailure(of: wrongPin.request(server.url("/get")), server: server)
@@ -179,7 +184,8 @@ import FoundationNetworking
                     return
                 }
                 #expect(host == "127.0.0.1")
-                #expect(seen == [fixture.serverCertificate.publicKeyPin])
+                // The chain the server was accepted through: its certificate, then the root.
+                #expect(seen == [fixture.serverCertificate.publicKeyPin, fixture.root.publicKeyPin])
                 let response = await pinned.request(server.url("/get")).validate().serializingData().response
                 #expect(response.error == nil, "\(String(describing: response.error))")
                 #expect(response.metrics?.networkProtocolName == "h2")
@@ -227,6 +233,120 @@ import FoundationNetworking
                 }
             }
             await pinnedElsewhere.invalidate()
+            try await Self.expectTrusted(session, server: server, transport: transport)
+            await session.invalidate()
+        }
+    }
+
+    /// A pin matches any certificate of the chain the server was accepted through: the
+    /// intermediate it sends, and the root it chains to, which it does not send.
+    @Test(arguments: TransportKind.allCases)
+    func aPinOnTheIntermediateOrTheRootMatchesTheValidatedChain(transport: TransportKind) async throws {
+        let root = try TestCertificateAuthority()
+        let intermediate = try root.intermediate()
+        let fixture = try Fixture(authority: intermediate)
+        let intermediateCertificate = try TLSCertificate(pemEncoded: intermediate.certificatePEM)
+        let rootCertificate = try TLSCertificate(pemEncoded: root.certificatePEM)
+        try await Self.withServer(fixture.tls()) { server in
+            func session(_ evaluator: any ServerTrustEvaluating) -> Session {
+                transport.makeSession {
+                    $0.trustRoots = .only([rootCertificate])
+                    $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": evaluator])
+                }
+            }
+            let sessions = [
+                session(PublicKeysTrustEvaluator(keysOf: [intermediateCertificate])),
+                session(PublicKeysTrustEvaluator(keysOf: [rootCertificate])),
+                session(PinnedCertificatesTrustEvaluator(certificates: [intermediateCertificate])),
+            ]
+            let wrongPin = session(PublicKeysTrustEvaluator(keysOf: [fixture.stranger]))
+            let refused = try await Self.trustFailure(of: wrongPin.request(server.url("/get")), server: server)
+            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
+                guard case .publicKeyPinningFailed(let host, let seen) = refused else {
+                    Issue.record("got \(String(describing: refused))")
+                    return
+                }
+                #expect(host == "127.0.0.1")
+                #expect(
+                    seen == [fixture.serverCertificate, intermediateCertificate, rootCertificate].map(\.publicKeyPin)
+                )
+            }
+            for pinned in sessions {
+                try await Self.expectTrusted(pinned, server: server, transport: transport)
+                await pinned.invalidate()
+            }
+            await wrongPin.invalidate()
+        }
+    }
+
+    /// An evaluator of the caller's is shown the whole chain, the server's certificate first and
+    /// the root last, as a `SecTrust` would show it.
+    @Test func aCustomEvaluatorIsShownTheWholeChain() async throws {
+        let root = try TestCertificateAuthority()
+        let intermediate = try root.intermediate()
+        let fixture = try Fixture(authority: intermediate)
+        let expected = try [
+            fixture.serverCertificate,
+            TLSCertificate(pemEncoded: intermediate.certificatePEM),
+            TLSCertificate(pemEncoded: root.certificatePEM),
+        ]
+        final class Recorder: ServerTrustEvaluating {
+            let shown = Mutex<[[TLSCertificate]]>([])
+            func evaluate(_ trust: ServerTrust) throws { shown.withLock { $0.append(trust.certificates) } }
+        }
+        let recorder = Recorder()
+        try await Self.withServer(fixture.tls()) { server in
+            let session = TransportKind.asyncHTTPClient.makeSession {
+                $0.trustRoots = .only([expected[2]])
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": recorder])
+            }
+            let response = await session.request(server.url("/get")).validate().serializingData().response
+            #expect(response.error == nil, "\(String(describing: response.error))")
+            #expect(recorder.shown.withLock { $0 } == [expected])
+            await session.invalidate()
+        }
+    }
+
+    /// With the chain unchecked (no default validation, no host check), a pin on an issuer still
+    /// means that the pinned key signed the server's certificate: a server that merely sends the
+    /// pinned certificate along is refused.
+    @Test(arguments: TransportKind.allCases)
+    func withoutChainChecksAnIssuersPinCountsOnlyWhenItsKeySignedTheCertificate(
+        transport: TransportKind
+    ) async throws {
+        let intermediate = try TestCertificateAuthority().intermediate()
+        let intermediateCertificate = try TLSCertificate(pemEncoded: intermediate.certificatePEM)
+        let signed = try Fixture(authority: intermediate)
+        // Another key under the intermediate's very name: only the signature tells them apart.
+        let unrelated = try Fixture(authority: TestCertificateAuthority(name: "Courier Test Intermediate CA"))
+        let evaluator = PublicKeysTrustEvaluator(
+            keysOf: [intermediateCertificate],
+            performDefaultValidation: false,
+            validateHost: false
+        )
+        // A server whose certificate another authority issued, sending the pinned one after it.
+        let impostor = TestServer.TLS(
+            certificateChain: unrelated.server.certificatePEM + intermediate.certificatePEM,
+            privateKey: unrelated.server.privateKeyPEM
+        )
+        try await Self.withServer(impostor) { server in
+            let session = transport.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": evaluator])
+            }
+            let refused = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
+                guard case .publicKeyPinningFailed(_, let seen) = refused else {
+                    Issue.record("got \(String(describing: refused))")
+                    return
+                }
+                #expect(seen == [unrelated.serverCertificate.publicKeyPin])
+            }
+            await session.invalidate()
+        }
+        try await Self.withServer(signed.tls()) { server in
+            let session = transport.makeSession {
+                $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": evaluator])
+            }
             try await Self.expectTrusted(session, server: server, transport: transport)
             await session.invalidate()
         }
@@ -332,7 +452,7 @@ import FoundationNetworking
                 $0.trustRoots = .only([fixture.root])
                 $0.serverTrustManager = ServerTrustManager(evaluators: [
                     "127.0.0.1": PublicKeysTrustEvaluator(pins: [pin]),
-                    "localhost": PublicKeysTrustEvaluator(keysOf: [fixture.root]),
+                    "localhost": PublicKeysTrustEvaluator(keysOf: [fixture.stranger]),
                 ])
             }
             let refused = try #require(await failure(of: pinnedElsewhere.request(server.url(path))))
@@ -372,7 +492,7 @@ import FoundationNetworking
                 )
             }
             let right = session(pinning: fixture.serverCertificate)
-            let wrong = session(pinning: fixture.root)
+            let wrong = session(pinning: fixture.stranger)
             for round in 0..<3 {
                 let response = await right.request(server.url("/get")).validate().serializingData().response
                 #expect(response.error == nil, "round \(round): \(String(describing: response.error))")

@@ -1,7 +1,7 @@
 /// Trusts a server only when every one of its evaluators does: the handshake makes the checks
 /// any of them asks for, then each evaluates in order and the first refusal wins.
 public struct CompositeTrustEvaluator: ServerTrustEvaluating {
-    private let evaluators: [any ServerTrustEvaluating]
+    let evaluators: [any ServerTrustEvaluating]
 
     /// - Parameter evaluators: The evaluators that must all trust the server.
     public init(evaluators: [any ServerTrustEvaluating]) {

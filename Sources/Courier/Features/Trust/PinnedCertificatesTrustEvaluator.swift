@@ -5,11 +5,11 @@
 /// the host: the handshake passes only when the server's chain leads to one of them, which then
 /// is in the chain. That is how to pin a self-signed certificate, or a root CA's. (Over
 /// AsyncHTTPClient a pinned intermediate cannot end the chain: BoringSSL accepts only a
-/// self-signed certificate there, and SwiftNIO does not expose its partial-chain flag.)
+/// self-signed certificate there, and SwiftNIO does not expose its partial-chain flag. Pin an
+/// intermediate without `acceptSelfSignedCertificates`, with its root among the session's roots.)
 ///
-/// Without it, the chain must lead to a root the session trusts, and the server's own
-/// certificate must be pinned: over AsyncHTTPClient only that certificate is visible after the
-/// handshake (see ``ServerTrust/certificates``).
+/// Without it, the chain must lead to a root the session trusts, and a pinned certificate must be
+/// in it (``ServerTrust/certificates``): the server's own, an intermediate's or the root's.
 public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     /// The certificates pinned.
     public let certificates: [TLSCertificate]

@@ -15,10 +15,11 @@ import Foundation
 /// certificate with ``TLSCertificate/publicKeyPin``. Keep a backup pin for the key you will move
 /// to.
 ///
-/// A pin matches the server's own certificate on every transport. Over AsyncHTTPClient only that
-/// certificate is visible after the handshake (see ``ServerTrust/certificates``): to pin a root
-/// CA, pin its certificate with ``PinnedCertificatesTrustEvaluator`` and
-/// `acceptSelfSignedCertificates`.
+/// A pin matches any certificate of the chain the server was accepted through
+/// (``ServerTrust/certificates``): the server's own, an intermediate's, or the root's, as in HPKP.
+/// Pinning an issuer's key keeps working across the server's renewals, for as long as that
+/// issuer signs them. Over AsyncHTTPClient a pin on the server's own key costs nothing more;
+/// any other pin costs one more handshake per server certificate, the first time it is seen.
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The pins, each the base64 SHA-256 of a `subjectPublicKeyInfo` (without `sha256//`).
     public let pins: Set<String>

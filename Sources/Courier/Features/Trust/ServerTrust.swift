@@ -3,11 +3,16 @@
 public struct ServerTrust: Sendable {
     /// The host the request was for.
     public let host: String
-    /// The certificates the TLS stack shows, the server's own first.
+    /// The chain the server's certificate was accepted through: the server's own first, then each
+    /// issuer up to the root (which servers seldom send).
     ///
-    /// Over AsyncHTTPClient this is the server's certificate only: SwiftNIO's TLS handler does not
-    /// hand out the rest of the chain once the handshake is done (the chain was already checked
-    /// against the trust roots when ``HandshakeChecks/validatesCertificateChain`` is on).
+    /// When the handshake checked the chain, it is the chain to one of the roots the session
+    /// trusts; when it did not (`performDefaultValidation: false` and `validateHost: false`), it
+    /// runs through the certificates the server sent, each one there because its key signed the
+    /// one before. Over AsyncHTTPClient, which shows only the server's certificate after the
+    /// handshake, Courier reads the rest with one more handshake per server certificate (not per
+    /// request) and rebuilds the chain with swift-certificates; where it cannot (through a proxy,
+    /// or a chain swift-certificates refuses) this holds the server's certificate alone.
     public let certificates: [TLSCertificate]
 
     /// A trust to evaluate: what a transport builds, or a test of an evaluator.

@@ -18,6 +18,11 @@ public final class ServerTrustPolicy: Sendable {
     public let trustRoots: TrustRoots
     /// The certificate to show a server that asks for one.
     public let clientCertificate: ClientCertificate?
+    /// Whether the evaluator accepting the server's own certificate settles it: Courier's pinning
+    /// evaluators accept when any certificate of the chain matches, so a transport that sees the
+    /// rest of the chain only at a cost (AsyncHTTPClient) may skip it when the first one matches.
+    /// `false` for an evaluator of the caller's, which is always shown the whole chain.
+    public let acceptsOnServerCertificateAlone: Bool
     /// What to run when the policy goes away (its session with it).
     private let releaseActions = Protected([@Sendable () -> Void]())
 
@@ -29,6 +34,7 @@ public final class ServerTrustPolicy: Sendable {
     ) {
         self.host = host
         self.evaluator = evaluator?.evaluatesCertificates == true ? evaluator : nil
+        self.acceptsOnServerCertificateAlone = evaluator.map(Self.acceptsOnAnyMatch) ?? true
         self.handshakeChecks = evaluator?.handshakeChecks ?? .standard
         self.trustRoots = trustRoots
         self.clientCertificate = clientCertificate
@@ -49,6 +55,17 @@ public final class ServerTrustPolicy: Sendable {
     /// request as one without settings, so no transport is handed such a policy.
     public var isDefault: Bool {
         evaluator == nil && handshakeChecks == .standard && trustRoots == .system && clientCertificate == nil
+    }
+
+    /// Whether `evaluator` accepts when any one certificate matches: showing it more of the chain
+    /// never turns its acceptance into a refusal. A composite of such evaluators (all must accept) is one too.
+    private static func acceptsOnAnyMatch(_ evaluator: any ServerTrustEvaluating) -> Bool {
+        if let composite = evaluator as? CompositeTrustEvaluator {
+            return composite.evaluators.allSatisfy(acceptsOnAnyMatch)
+        }
+        return evaluator is PublicKeysTrustEvaluator || evaluator is PinnedCertificatesTrustEvaluator
+            || evaluator is DefaultTrustEvaluator || evaluator is DisabledTrustEvaluator
+            || evaluator is RevocationTrustEvaluator
     }
 
     /// Runs the evaluator on `certificates`; a refusal comes back as the ``CourierError`` to report.

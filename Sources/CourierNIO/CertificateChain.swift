@@ -1,0 +1,112 @@
+@_spi(CourierTransport) import Courier
+import Foundation
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// The chain a server's certificate was accepted through, rebuilt in Courier, for evaluators
+/// that look past the server's own certificate (a key pinned on an intermediate or a root).
+///
+/// BoringSSL builds and checks the chain during the handshake, but AsyncHTTPClient shows only
+/// the server's certificate afterwards. So the transport reads the certificates the server
+/// presents (`ServerCertificateProbe`) and rebuilds the chain from them with swift-certificates:
+/// - when the handshake checked the chain, the chain swift-certificates' RFC 5280 verifier builds
+///   from the server's certificate, through the presented ones, to the same roots the handshake
+///   trusted, valid now;
+/// - when the handshake checked nothing (`performDefaultValidation: false`, `validateHost:
+///   false`), the server's certificate followed by each presented certificate whose key signed
+///   the one before, as far as they go: a pin on an issuer then still means that the pinned key
+///   signed the server's certificate.
+///
+/// Either way every certificate after the first is tied to it by signatures, and the first is the
+/// one the request's own connection proved it holds the key of: what the probe reads counts only
+/// through those signatures.
+struct CertificateChain: Sendable {
+    /// The largest number of presented certificates looked at (BoringSSL bounds the message, and
+    /// real chains have three or four). The verifier's search grows only through certificates whose
+    /// signature checks on the one below, and the first below is the server's certificate, which a
+    /// CA the handshake trusted signed: a server cannot make it branch with certificates of its own.
+    static let maximumCandidates = 16
+
+    /// The roots the handshake trusted; `nil` when it checked no chain.
+    let roots: CertificateStore?
+
+    /// How a connection made with `tls` was checked.
+    init(tls: TLSConfiguration) {
+        guard tls.certificateVerification != .none else {
+            roots = nil
+            return
+        }
+        var store: CertificateStore
+        switch tls.trustRoots {
+        case .none, .default: store = CertificateStore.systemTrustRoots
+        case .file(let path): store = CertificateStore(Self.certificates(atPath: path))
+        case .certificates(let certificates): store = CertificateStore(certificates.compactMap(Self.certificate))
+        }
+        for additional in tls.additionalTrustRoots {
+            switch additional {
+            case .file(let path): store.append(contentsOf: Self.certificates(atPath: path))
+            case .certificates(let certificates): store.append(contentsOf: certificates.compactMap(Self.certificate))
+            }
+        }
+        roots = store
+    }
+
+    /// The chain from `leaf` through `presented` (as the server sent them, its own first), leaf
+    /// first; `[leaf]` alone when none can be built.
+    func chain(from leaf: TLSCertificate, presented: [NIOSSLCertificate]) async -> [TLSCertificate] {
+        guard let first = try? Certificate(derEncoded: leaf.derEncoded) else { return [leaf] }
+        let candidates = presented.prefix(Self.maximumCandidates).compactMap(Self.certificate).filter { $0 != first }
+        let chain: [Certificate]
+        if let roots {
+            // Dates are checked against the time of validation.
+            var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
+            switch await verifier.validate(leaf: first, intermediates: CertificateStore(candidates)) {
+            case .validCertificate(let validated): chain = Array(validated)
+            case .couldNotValidate: return [leaf]
+            }
+        } else {
+            chain = Self.linked(from: first, through: candidates)
+        }
+        var result = [leaf]
+        for certificate in chain.dropFirst() {
+            var serializer = DER.Serializer()
+            guard (try? serializer.serialize(certificate)) != nil,
+                let encoded = try? TLSCertificate(derEncoded: serializer.serializedBytes)
+            else { break }
+            result.append(encoded)
+        }
+        return result
+    }
+
+    /// `leaf`, then each candidate whose key signed the certificate before it, while one does.
+    static func linked(from leaf: Certificate, through candidates: [Certificate]) -> [Certificate] {
+        var chain = [leaf]
+        var remaining = candidates
+        while let tip = chain.last, tip.issuer != tip.subject,
+            let next = remaining.firstIndex(where: {
+                $0.subject == tip.issuer && $0.publicKey.isValidSignature(tip.signature, for: tip)
+            })
+        {
+            chain.append(remaining.remove(at: next))
+        }
+        return chain
+    }
+
+    private static func certificate(_ certificate: NIOSSLCertificate) -> Certificate? {
+        (try? certificate.toDERBytes()).flatMap { try? Certificate(derEncoded: $0) }
+    }
+
+    /// The certificates in a PEM file, or in each file of a directory (as BoringSSL reads a
+    /// `.file` root); what cannot be read is left out, and the handshake has already used it.
+    private static func certificates(atPath path: String) -> [Certificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
+        let files =
+            isDirectory.boolValue
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 } : [path]
+        return files.flatMap { file in
+            ((try? NIOSSLCertificate.fromPEMFile(file)) ?? []).compactMap(Self.certificate)
+        }
+    }
+}
