@@ -61,6 +61,7 @@ let package = Package(
                 // Already in AsyncHTTPClient's graph; named here to map TLS failures to URLError codes,
                 // and to read a server's certificates again (`ServerCertificateProbe`).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // Body pieces reach Courier as Data sharing the ByteBuffer's storage, not a copy of it.
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -198,6 +199,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Certificates no test authority would issue, for the chain builder's bounds.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Prints the type of `Session()`'s transport in a program that links `Courier` alone, for

@@ -21,11 +21,14 @@ import X509
 /// Either way every certificate after the first is tied to it by signatures, and the first is the
 /// one the request's own connection proved it holds the key of: what the probe reads counts only
 /// through those signatures.
+///
+/// The verifier is handed the presented certificates already linked, one per subject: its search
+/// branches on every candidate with the right subject and a signature that checks, and a server
+/// could otherwise send many certificates under one name and key (differing in their alternative
+/// names) for it to try in every order. Linked, the search follows a single path.
 struct CertificateChain: Sendable {
     /// The largest number of presented certificates looked at (BoringSSL bounds the message, and
-    /// real chains have three or four). The verifier's search grows only through certificates whose
-    /// signature checks on the one below, and the first below is the server's certificate, which a
-    /// CA the handshake trusted signed: a server cannot make it branch with certificates of its own.
+    /// real chains have three or four).
     static let maximumCandidates = 16
 
     /// The roots the handshake trusted; `nil` when it checked no chain.
@@ -57,16 +60,20 @@ struct CertificateChain: Sendable {
     func chain(from leaf: TLSCertificate, presented: [NIOSSLCertificate]) async -> [TLSCertificate] {
         guard let first = try? Certificate(derEncoded: leaf.derEncoded) else { return [leaf] }
         let candidates = presented.prefix(Self.maximumCandidates).compactMap(Self.certificate).filter { $0 != first }
+        let linked = Self.linked(from: first, through: candidates)
         let chain: [Certificate]
         if let roots {
             // Dates are checked against the time of validation.
-            var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
-            switch await verifier.validate(leaf: first, intermediates: CertificateStore(candidates)) {
+            var verifier = Verifier(rootCertificates: roots) {
+                RFC5280Policy()
+                ServerAuthenticationPolicy()
+            }
+            switch await verifier.validate(leaf: first, intermediates: CertificateStore(linked.dropFirst())) {
             case .validCertificate(let validated): chain = Array(validated)
             case .couldNotValidate: return [leaf]
             }
         } else {
-            chain = Self.linked(from: first, through: candidates)
+            chain = linked
         }
         var result = [leaf]
         for certificate in chain.dropFirst() {
@@ -79,13 +86,15 @@ struct CertificateChain: Sendable {
         return result
     }
 
-    /// `leaf`, then each candidate whose key signed the certificate before it, while one does.
+    /// `leaf`, then each candidate whose key signed the certificate before it, while one does and
+    /// until a self-issued one; never two with the same subject.
     static func linked(from leaf: Certificate, through candidates: [Certificate]) -> [Certificate] {
         var chain = [leaf]
         var remaining = candidates
         while let tip = chain.last, tip.issuer != tip.subject,
-            let next = remaining.firstIndex(where: {
-                $0.subject == tip.issuer && $0.publicKey.isValidSignature(tip.signature, for: tip)
+            let next = remaining.firstIndex(where: { candidate in
+                candidate.subject == tip.issuer && !chain.contains { $0.subject == candidate.subject }
+                    && candidate.publicKey.isValidSignature(tip.signature, for: tip)
             })
         {
             chain.append(remaining.remove(at: next))
@@ -97,16 +106,26 @@ struct CertificateChain: Sendable {
         (try? certificate.toDERBytes()).flatMap { try? Certificate(derEncoded: $0) }
     }
 
-    /// The certificates in a PEM file, or in each file of a directory (as BoringSSL reads a
-    /// `.file` root); what cannot be read is left out, and the handshake has already used it.
+    /// The certificates in a PEM file, or in a directory's files named as OpenSSL's `c_rehash`
+    /// names them (`<8 hex digits>.<n>`), the only ones BoringSSL looks up there; what cannot be
+    /// read is left out (the handshake did not use it either).
     private static func certificates(atPath path: String) -> [Certificate] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
         let files =
             isDirectory.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 } : [path]
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter(isHashedName).map {
+                path + "/" + $0
+            } : [path]
         return files.flatMap { file in
             ((try? NIOSSLCertificate.fromPEMFile(file)) ?? []).compactMap(Self.certificate)
         }
+    }
+
+    /// Whether `name` is a hashed certificate file's name: eight hex digits, a dot, a number.
+    static func isHashedName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 8, !parts[1].isEmpty, parts[1].count <= 9 else { return false }
+        return parts[0].allSatisfy(\.isHexDigit) && parts[1].allSatisfy { $0.isASCII && $0.isNumber }
     }
 }

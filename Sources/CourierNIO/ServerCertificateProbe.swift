@@ -3,19 +3,30 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// One more TLS handshake with a server, to read every certificate it presents: AsyncHTTPClient's
 /// TLS handler shows only the server's own certificate once a handshake is done, and takes no
 /// verification callback (its issue #285), which is where the rest of the chain is visible.
 ///
-/// The probe connects, takes the certificates from its verification callback, completes the
-/// handshake (so the server sees no alert) and closes. Nothing is sent on the connection. What it
-/// reads is only ever used as a candidate: a certificate the probe returns counts for a request
-/// only when a signature ties it to the certificate that request's own connection proved (see
-/// `CertificateChain`), so a server that shows something else the second time gains nothing.
+/// The probe connects, takes the certificates from its verification callback, lets the handshake
+/// finish, and closes (at once if the handshake fails after the certificates came). Nothing is
+/// sent on the connection. What it reads is only ever a candidate: a certificate the probe
+/// returns counts for a request only when signatures tie it to the certificate that request's own
+/// connection proved (see `CertificateChain`), so a server that shows something else the second
+/// time gains nothing.
 enum ServerCertificateProbe {
     /// The longest a probe may take, connection included.
     static let timeout = TimeAmount.seconds(5)
+
+    /// A context whose checks the callback replaces: no roots to load (`.none` verification would
+    /// skip the callback).
+    private static let context = Result {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .noHostnameVerification
+        configuration.trustRoots = .certificates([])
+        return try NIOSSLContext(configuration: configuration)
+    }
 
     /// The certificates the server at `address` presents for `serverName`, its own first; an
     /// error if no handshake got that far within ``timeout``.
@@ -46,10 +57,7 @@ enum ServerCertificateProbe {
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
         let context: NIOSSLContext
         do {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            // Not `.none`, which would skip the callback: the callback replaces the checks.
-            configuration.certificateVerification = .noHostnameVerification
-            context = try NIOSSLContext(configuration: configuration)
+            context = try Self.context.get()
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
@@ -63,19 +71,27 @@ enum ServerCertificateProbe {
                 // Every channel Happy Eyeballs tries gets a collector of its own; only the
                 // winner's is read.
                 channel.eventLoop.makeCompletedFuture {
+                    // Added first, so that it fails its promise when the channel goes away, even if
+                    // the TLS handler cannot be made.
                     let collector = Collector(promise: channel.eventLoop.makePromise())
+                    try channel.pipeline.syncOperations.addHandler(collector)
                     try channel.pipeline.syncOperations.addHandler(
                         NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, verdict in
-                            collector.promise.succeed(certificates)
+                            collector.certificates = certificates
                             verdict.succeed(.certificateVerified)
-                        }
+                        },
+                        position: .first
                     )
-                    try channel.pipeline.syncOperations.addHandler(collector)
                 }
             }
         let channel = connect(connection)
-        let certificates = channel.flatMap { channel in
-            channel.pipeline.handler(type: Collector.self).flatMap { $0.promise.futureResult }
+        let certificates = channel.flatMap { channel -> EventLoopFuture<[NIOSSLCertificate]> in
+            // On the channel's loop, the group's only one.
+            do {
+                return try channel.pipeline.syncOperations.handler(type: Collector.self).promise.futureResult
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
         }
         let answer = eventLoop.makePromise(of: [NIOSSLCertificate].self)
         answer.completeWith(certificates)
@@ -87,14 +103,15 @@ enum ServerCertificateProbe {
         return answer.futureResult
     }
 
-    /// What probes read, by the server's address, the name sent and the certificate the server
-    /// proved on the connection that asked: the connections a pool opens to one server share one
-    /// probe, and a server that changes its certificate is probed again. An answer is kept for
-    /// ``Cache/lifetime`` (a failure for ``Cache/failureLifetime``, so that a server that refuses
-    /// probes is not asked by every connection).
+    /// What probes read, by the name sent and the certificate the server proved on the connection
+    /// that asked: a pool's connections to one server share one probe, and a server that changes
+    /// its certificate is probed again. An answer is kept for ``Cache/lifetime``; a failure, or an
+    /// answer that does not start with the proved certificate (a server that answers otherwise the
+    /// second time), for ``Cache/failureLifetime`` only, so that such a server is not asked by every
+    /// connection. Keyed without the address: the same certificate at another address is the same
+    /// server, since what a probe reads counts only through signatures on that certificate.
     final class Cache: Sendable {
         private struct Key: Hashable {
-            let address: String
             let serverName: String?
             let certificate: [UInt8]
         }
@@ -108,39 +125,50 @@ enum ServerCertificateProbe {
 
         static let lifetime = TimeAmount.minutes(30)
         static let failureLifetime = TimeAmount.seconds(10)
-        private static let maximumEntries = 256
+        static let maximumEntries = 256
         private let entries = NIOLockedValueBox([Key: Entry]())
 
-        /// The certificates the server at `address` presents for `serverName`, probed unless a
-        /// probe for the same server certificate (`proved`, DER) is under way or kept.
+        /// The certificates the server at `address` presents for `serverName`, its own first,
+        /// which must be `proved` (DER); probed unless a probe for the same is under way or kept.
         func presentedCertificates(
             at address: SocketAddress,
             serverName: String?,
             proved: [UInt8],
             on eventLoop: any EventLoop
         ) -> EventLoopFuture<[NIOSSLCertificate]> {
-            let key = Key(address: "\(address)", serverName: serverName, certificate: proved)
+            let key = Key(serverName: serverName, certificate: proved)
             let now = NIODeadline.now()
-            let (certificates, isNew) = entries.withLockedValue { entries in
-                if let entry = entries[key], Self.isFresh(entry, at: now) { return (entry.certificates, false) }
-                if entries.count >= Self.maximumEntries { entries = entries.filter { Self.isFresh($0.value, at: now) } }
-                let certificates = ServerCertificateProbe.presentedCertificates(
-                    at: address,
-                    serverName: serverName,
-                    on: eventLoop
-                )
-                guard entries.count < Self.maximumEntries else { return (certificates, false) }
-                entries[key] = Entry(certificates: certificates, madeAt: now)
-                return (certificates, true)
-            }
-            // Outside the lock: a future that has already failed calls back at once.
-            if isNew {
-                certificates.whenFailure { [self] _ in
-                    entries.withLockedValue { entries in
-                        if entries[key]?.certificates === certificates { entries[key]?.failed = true }
+            let (certificates, promise) = entries.withLockedValue {
+                entries -> (EventLoopFuture<[NIOSSLCertificate]>, EventLoopPromise<[NIOSSLCertificate]>?) in
+                if let entry = entries[key], Self.isFresh(entry, at: now) { return (entry.certificates, nil) }
+                if entries.count >= Self.maximumEntries {
+                    entries = entries.filter { Self.isFresh($0.value, at: now) }
+                    if entries.count >= Self.maximumEntries,
+                        let oldest = entries.min(by: { $0.value.madeAt < $1.value.madeAt })?.key
+                    {
+                        entries[oldest] = nil
                     }
                 }
+                let promise = eventLoop.makePromise(of: [NIOSSLCertificate].self)
+                entries[key] = Entry(certificates: promise.futureResult, madeAt: now)
+                return (promise.futureResult, promise)
             }
+            guard let promise else { return certificates }
+            // Started outside the lock: a connection and its syscalls, and a future that has
+            // failed already calls back at once.
+            let probe = ServerCertificateProbe.presentedCertificates(at: address, serverName: serverName, on: eventLoop)
+                .flatMapThrowing { certificates in
+                    guard let first = certificates.first, (try? first.toDERBytes()) == proved else {
+                        throw ProbeError.anotherCertificate
+                    }
+                    return certificates
+                }
+            probe.whenFailure { [self] _ in
+                entries.withLockedValue { entries in
+                    if entries[key]?.certificates === certificates { entries[key]?.failed = true }
+                }
+            }
+            promise.completeWith(probe)
             return certificates
         }
 
@@ -149,29 +177,46 @@ enum ServerCertificateProbe {
         }
     }
 
+    /// Why a probe's answer is not used.
+    enum ProbeError: Error {
+        /// The server showed another certificate than on the connection that asked.
+        case anotherCertificate
+    }
+
     static func isIPAddress(_ host: String) -> Bool {
         var v4 = in_addr()
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 
-    /// Holds what one connection's verification callback saw; fails when the connection fails
-    /// or goes away before the certificates came (completing a promise again changes nothing).
-    private final class Collector: ChannelInboundHandler, Sendable {
+    /// Keeps what one connection's verification callback saw, and hands it over when the
+    /// handshake is done, or when the connection fails or goes away (the certificates if they had
+    /// come, else the failure). Confined to its channel's event loop.
+    private final class Collector: ChannelInboundHandler {
         typealias InboundIn = NIOAny
+        var certificates: [NIOSSLCertificate]?
         let promise: EventLoopPromise<[NIOSSLCertificate]>
 
         init(promise: EventLoopPromise<[NIOSSLCertificate]>) {
             self.promise = promise
         }
 
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted = event as? TLSUserEvent { finish(failure: ChannelError.eof) }
+            context.fireUserInboundEventTriggered(event)
+        }
+
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            promise.fail(error)
+            finish(failure: error)
             context.close(promise: nil)
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            promise.fail(ChannelError.eof)
+            finish(failure: ChannelError.eof)
+        }
+
+        private func finish(failure: any Error) {
+            if let certificates { promise.succeed(certificates) } else { promise.fail(failure) }
         }
     }
 }

@@ -19,7 +19,8 @@ import Foundation
 /// (``ServerTrust/certificates``): the server's own, an intermediate's, or the root's, as in HPKP.
 /// Pinning an issuer's key keeps working across the server's renewals, for as long as that
 /// issuer signs them. Over AsyncHTTPClient a pin on the server's own key costs nothing more;
-/// any other pin costs one more handshake per server certificate, the first time it is seen.
+/// any other pin costs one more handshake per server certificate, every half hour (see
+/// ``ServerTrust/certificates`` for when the chain cannot be rebuilt).
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The pins, each the base64 SHA-256 of a `subjectPublicKeyInfo` (without `sha256//`).
     public let pins: Set<String>

@@ -6,13 +6,17 @@ public struct ServerTrust: Sendable {
     /// The chain the server's certificate was accepted through: the server's own first, then each
     /// issuer up to the root (which servers seldom send).
     ///
-    /// When the handshake checked the chain, it is the chain to one of the roots the session
-    /// trusts; when it did not (`performDefaultValidation: false` and `validateHost: false`), it
-    /// runs through the certificates the server sent, each one there because its key signed the
-    /// one before. Over AsyncHTTPClient, which shows only the server's certificate after the
-    /// handshake, Courier reads the rest with one more handshake per server certificate (not per
-    /// request) and rebuilds the chain with swift-certificates; where it cannot (through a proxy,
-    /// or a chain swift-certificates refuses) this holds the server's certificate alone.
+    /// When the handshake checked the chain, it is a chain to one of the roots the session trusts,
+    /// valid now by RFC 5280, each certificate allowed for TLS servers; when it did not
+    /// (`performDefaultValidation: false` and `validateHost: false`), it runs through the
+    /// certificates the server sent, each one there because its key signed the one before.
+    ///
+    /// Over AsyncHTTPClient, which shows only the server's certificate after the handshake, Courier
+    /// reads the rest with one more handshake per server certificate (kept half an hour) and
+    /// rebuilds the chain with swift-certificates. Where it cannot, this holds the server's
+    /// certificate alone: through a proxy, when that handshake fails, when swift-certificates
+    /// builds no chain the handshake's would match (it may be stricter than BoringSSL), and on Apple
+    /// platforms with the system's roots, which swift-certificates reads on Linux only.
     public let certificates: [TLSCertificate]
 
     /// A trust to evaluate: what a transport builds, or a test of an evaluator.
