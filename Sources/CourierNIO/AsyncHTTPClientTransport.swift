@@ -252,18 +252,27 @@ public final class AsyncHTTPClientTransport: Transport {
 
 @_spi(CourierTransport)
 extension AsyncHTTPClientTransport: ServerTrustEnforcing {
-    /// Revocation: BoringSSL, under SwiftNIO's TLS, fetches no CRL and asks no OCSP responder.
-    /// And any setting on event loops of Network.framework (Apple's `NIOTSEventLoopGroup`,
+    /// Any setting on event loops of Network.framework (Apple's `NIOTSEventLoopGroup`,
     /// AsyncHTTPClient's default group there): TLS is then Network.framework's, configured through
     /// options that take no client certificate or partial host check, and no SwiftNIO TLS handler
-    /// shows the server's certificate.
+    /// shows the server's certificate. And revocation options Courier cannot honour: it checks
+    /// with OCSP after the handshake (`RevocationCheck`), fetches no CRL, and keeps no answers
+    /// across runs.
     public func cannotEnforce(_ policy: ServerTrustPolicy) -> String? {
         if !(client.eventLoopGroup is MultiThreadedEventLoopGroup) {
             return "trust settings need SwiftNIO's TLS: make the AsyncHTTPClient transport with a "
                 + "MultiThreadedEventLoopGroup (on Apple platforms the default group is Network.framework's)"
         }
-        guard policy.handshakeChecks.checksRevocation else { return nil }
-        return "AsyncHTTPClient's TLS (BoringSSL through SwiftNIO) cannot check revocation (no CRL or OCSP)"
+        let checks = policy.handshakeChecks
+        guard checks.checksRevocation else { return nil }
+        if checks.revocationOptions.contains(.networkAccessDisabled) {
+            return "revocation is checked with OCSP over the network, and no answers are kept to check it without "
+                + "(RevocationTrustEvaluator.Options.networkAccessDisabled)"
+        }
+        if !checks.revocationOptions.contains(.ocsp) {
+            return "revocation is checked with OCSP only, not with CRLs (add RevocationTrustEvaluator.Options.ocsp)"
+        }
+        return nil
     }
 }
 

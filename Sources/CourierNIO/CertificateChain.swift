@@ -55,10 +55,26 @@ struct CertificateChain: Sendable {
         roots = store
     }
 
+    /// A chain as the evaluators see it, and as swift-certificates parsed it.
+    struct Rebuilt: Sendable {
+        /// The server's certificate first; only it when no chain was built.
+        let certificates: [TLSCertificate]
+        /// The same certificates, parsed; empty when the server's certificate could not be.
+        let parsed: [Certificate]
+    }
+
     /// The chain from `leaf` through `presented` (as the server sent them, its own first), leaf
     /// first; `[leaf]` alone when none can be built.
     func chain(from leaf: TLSCertificate, presented: [NIOSSLCertificate]) async -> [TLSCertificate] {
-        guard let first = try? Certificate(derEncoded: leaf.derEncoded) else { return [leaf] }
+        await rebuild(from: leaf, presented: presented).certificates
+    }
+
+    /// ``chain(from:presented:)``, with the certificates parsed.
+    func rebuild(from leaf: TLSCertificate, presented: [NIOSSLCertificate]) async -> Rebuilt {
+        guard let first = try? Certificate(derEncoded: leaf.derEncoded) else {
+            return Rebuilt(certificates: [leaf], parsed: [])
+        }
+        let alone = Rebuilt(certificates: [leaf], parsed: [first])
         let candidates = presented.prefix(Self.maximumCandidates).compactMap(Self.certificate).filter { $0 != first }
         let linked = Self.linked(from: first, through: candidates)
         let chain: [Certificate]
@@ -70,20 +86,20 @@ struct CertificateChain: Sendable {
             }
             switch await verifier.validate(leaf: first, intermediates: CertificateStore(linked.dropFirst())) {
             case .validCertificate(let validated): chain = Array(validated)
-            case .couldNotValidate: return [leaf]
+            case .couldNotValidate: return alone
             }
         } else {
             chain = linked
         }
-        var result = [leaf]
+        var certificates = [leaf]
         for certificate in chain.dropFirst() {
             var serializer = DER.Serializer()
             guard (try? serializer.serialize(certificate)) != nil,
                 let encoded = try? TLSCertificate(derEncoded: serializer.serializedBytes)
-            else { break }
-            result.append(encoded)
+            else { return alone }
+            certificates.append(encoded)
         }
-        return result
+        return Rebuilt(certificates: certificates, parsed: chain)
     }
 
     /// `leaf`, then each candidate whose key signed the certificate before it, while one does and

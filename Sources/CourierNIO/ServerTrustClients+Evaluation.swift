@@ -7,7 +7,8 @@ extension ServerTrustClients {
     /// hands them to a request: its evaluator runs on the server's certificate, and, unless that
     /// settles it (``ServerTrustPolicy/acceptsOnServerCertificateAlone``), on the whole chain the
     /// certificate was accepted through (`CertificateChain`, from what `ServerCertificateProbe`
-    /// reads once per server certificate).
+    /// reads once per server certificate); then, when the policy checks revocation, the chain's
+    /// certificates are looked up with OCSP (`RevocationCheck`).
     struct Evaluation: Sendable {
         /// The host the policy is for.
         let host: String
@@ -17,12 +18,20 @@ extension ServerTrustClients {
         let chain: CertificateChain
         /// `nil` when the connections go through a proxy: only the server's certificate is seen.
         let probes: ServerCertificateProbe.Cache?
+        /// The OCSP check, when the policy asks for revocation to be checked.
+        let revocation: RevocationCheck?
 
-        init(policy: ServerTrustPolicy, chain: CertificateChain, probes: ServerCertificateProbe.Cache?) {
+        init(
+            policy: ServerTrustPolicy,
+            chain: CertificateChain,
+            probes: ServerCertificateProbe.Cache?,
+            revocation: RevocationCheck?
+        ) {
             host = policy.host
             reference = PolicyReference(policy)
             self.chain = chain
             self.probes = probes
+            self.revocation = revocation
         }
 
         /// Runs the policy's evaluator on what `channel`'s server showed. A refused connection is
@@ -48,29 +57,45 @@ extension ServerTrustClients {
                 return eventLoop.makeFailedFuture(error)
             }
             // Courier's pinning evaluators accept on any certificate that matches: the server's
-            // own, most often, and then the rest of the chain is not needed.
-            if policy.acceptsOnServerCertificateAlone, policy.evaluate([shown]) == nil {
-                return eventLoop.makeSucceededVoidFuture()
-            }
-            guard let probes, let address = channel.remoteAddress else {
+            // own, most often, and then the rest of the chain is not needed (unless for revocation).
+            let acceptedAlready = policy.acceptsOnServerCertificateAlone && policy.evaluate([shown]) == nil
+            if acceptedAlready, revocation == nil { return eventLoop.makeSucceededVoidFuture() }
+            let presented: EventLoopFuture<[NIOSSLCertificate]>
+            if let probes, let address = channel.remoteAddress {
+                presented = probes.presentedCertificates(
+                    at: address,
+                    serverName: ServerCertificateProbe.isIPAddress(host) ? nil : host,
+                    proved: shown.derEncoded,
+                    on: eventLoop
+                ).hop(to: eventLoop)
+            } else {
                 // The server's certificate is all there is to see.
-                return policy.evaluate([shown]).map { eventLoop.makeFailedFuture($0) }
-                    ?? eventLoop.makeSucceededVoidFuture()
+                presented = eventLoop.makeSucceededFuture([])
             }
             let chain = self.chain
-            let certificates = probes.presentedCertificates(
-                at: address,
-                serverName: ServerCertificateProbe.isIPAddress(host) ? nil : host,
-                proved: shown.derEncoded,
-                on: eventLoop
-            )
-            return certificates.hop(to: eventLoop).flatMap { presented in
-                eventLoop.makeFutureWithTask { await chain.chain(from: shown, presented: presented) }
-            }.recover { _ in
+            let revocation = self.revocation
+            let host = self.host
+            return presented.recover { _ in
                 // No probe got through: the server's certificate alone.
-                [shown]
-            }.flatMapThrowing { certificates in
-                if let error = try currentPolicy().evaluate(certificates) { throw error }
+                []
+            }.flatMap { presented in
+                eventLoop.makeFutureWithTask { () -> CourierError? in
+                    let rebuilt = await chain.rebuild(from: shown, presented: presented)
+                    if !acceptedAlready, let refusal = try currentPolicy().evaluate(rebuilt.certificates) {
+                        return refusal
+                    }
+                    if let revocation,
+                        let problem = await revocation.problem(
+                            with: rebuilt.parsed,
+                            serverCertificate: shown.derEncoded
+                        )
+                    {
+                        return .serverTrustEvaluationFailed(reason: .certificateRejected(host: host, problem: problem))
+                    }
+                    return nil
+                }
+            }.flatMapThrowing { refusal in
+                if let refusal { throw refusal }
             }
         }
 

@@ -37,6 +37,10 @@ final class ServerTrustClients: Sendable {
     /// certificate; `nil` when the policies' connections go through a proxy, where the address a
     /// connection reached is the proxy's.
     private let probes: ServerCertificateProbe.Cache?
+    /// The client OCSP queries go out on, made for the first policy that checks revocation: one
+    /// without the policies' connection checks (its connections are the responders', in plain
+    /// HTTP mostly), through the transport's proxy if it has one.
+    private let ocspClient = NIOLockedValueBox<HTTPClient?>(nil)
     /// Set by ``shutdown()``: no client is made afterwards. Read and written under `entries`' lock.
     private let isShutDown = NIOLockedValueBox(false)
 
@@ -50,7 +54,7 @@ final class ServerTrustClients: Sendable {
         // A transport that goes away without `invalidate()`: AsyncHTTPClient asserts when a
         // client is released without being shut down.
         let clients = entries.withLockedValue { entries in entries.values.compactMap(\.client) }
-        for client in clients { Self.shutDownSoon(client) }
+        for client in clients + [ocspClient.withLockedValue { $0 }].compactMap({ $0 }) { Self.shutDownSoon(client) }
     }
 
     /// The settings for `policy`, made on first use; a certificate or key the TLS stack cannot
@@ -94,9 +98,32 @@ final class ServerTrustClients: Sendable {
         let clients = entries.withLockedValue { entries -> [HTTPClient] in
             isShutDown.withLockedValue { $0 = true }
             defer { entries.removeAll() }
-            return entries.values.compactMap(\.client)
+            let ocsp = ocspClient.withLockedValue { client in
+                defer { client = nil }
+                return client
+            }
+            return entries.values.compactMap(\.client) + [ocsp].compactMap { $0 }
         }
         for client in clients { await Self.shutDown(client) }
+    }
+
+    /// The client for OCSP queries, made on first use (under `entries`' lock, as ``shutdown()``
+    /// empties it there).
+    private func makeOCSPClient() -> HTTPClient {
+        ocspClient.withLockedValue { client in
+            if let client { return client }
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(10), read: .seconds(10))
+            )
+            configuration.proxy = self.configuration.proxy
+            configuration.tracing.tracer = nil
+            // A responder that refuses is the answer, not something to wait out with backoffs.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let made = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+            client = made
+            return made
+        }
     }
 
     /// Lets go of a policy that has gone.
@@ -135,14 +162,21 @@ final class ServerTrustClients: Sendable {
         } catch {
             return .failure(error)
         }
-        guard policy.evaluator != nil else {
+        let checksRevocation = policy.handshakeChecks.checksRevocation
+        guard policy.evaluator != nil || checksRevocation else {
             return .success(Settings(tlsConfiguration: tlsConfiguration, client: nil))
         }
         var configuration = configuration
         configuration.tlsConfiguration = tlsConfiguration
         // A refused connection is the answer, not something to try again after a backoff.
         configuration.connectionPool.retryConnectionEstablishment = false
-        let evaluation = Evaluation(policy: policy, chain: CertificateChain(tls: tlsConfiguration), probes: probes)
+        let evaluation = Evaluation(
+            policy: policy,
+            chain: CertificateChain(tls: tlsConfiguration),
+            probes: probes,
+            revocation: checksRevocation
+                ? RevocationCheck(client: makeOCSPClient(), options: policy.handshakeChecks.revocationOptions) : nil
+        )
         let userHTTP1Initializer = configuration.http1_1ConnectionDebugInitializer
         let userHTTP2Initializer = configuration.http2ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { channel in

@@ -47,6 +47,9 @@ public final class TestServer: Sendable {
         ///
         /// ``TestServer/TLS/selfSigned`` is ready to use with a client that trusts ``TestCertificate``.
         public var tls: TLS?
+        /// When set, `POST /ocsp` answers OCSP requests (`application/ocsp-request`) for its
+        /// authority's certificates; otherwise that route answers `404`.
+        public var ocspResponder: TestCertificateAuthority.OCSPResponder?
 
         /// The default configuration: 127.0.0.1, a free port.
         public init() {}

@@ -35,6 +35,7 @@ enum Routes {
         router.add(MultipartUploadRoute.routes)
         router.add(RecordsRoute.routes)
         router.add(LineRoutes.routes)
+        router.add(OCSPRoute.routes)
         return router
     }()
 }

@@ -29,8 +29,8 @@ public struct TestCertificateAuthority: Sendable {
 
     /// The authority's certificate, PEM: what a client adds to its trust roots.
     public let certificatePEM: String
-    private let certificate: Certificate
-    private let key: Certificate.PrivateKey
+    let certificate: Certificate
+    let key: Certificate.PrivateKey
     /// The PEM of the certificates between this authority and its root, this one first; empty
     /// for a root.
     private let chainAbovePEM: String
@@ -74,29 +74,34 @@ public struct TestCertificateAuthority: Sendable {
 
     /// A server certificate for `names` and `ipAddresses` (IPv4 dotted or IPv6), valid over
     /// `validity` (by default from a day ago for a year; give a past range for an expired one).
+    /// With `ocspResponder`, the certificate names it as where to ask whether it was revoked
+    /// (see ``OCSPResponder``).
     public func issue(
         names: [String] = ["localhost"],
         ipAddresses: [String] = ["127.0.0.1"],
-        validity: ClosedRange<Date>? = nil
+        validity: ClosedRange<Date>? = nil,
+        ocspResponder: URL? = nil
     ) throws -> Issued {
         try issue(
             commonName: names.first ?? ipAddresses.first ?? "server",
             alternativeNames: names.map { .dnsName($0) } + ipAddresses.compactMap(Self.ipAddressName),
             usage: .serverAuth,
-            validity: validity
+            validity: validity,
+            ocspResponder: ocspResponder
         )
     }
 
     /// A client certificate for `name`, for mutual TLS.
     public func issueClientCertificate(name: String = "Courier Test Client") throws -> Issued {
-        try issue(commonName: name, alternativeNames: [], usage: .clientAuth, validity: nil)
+        try issue(commonName: name, alternativeNames: [], usage: .clientAuth, validity: nil, ocspResponder: nil)
     }
 
     private func issue(
         commonName: String,
         alternativeNames: [GeneralName],
         usage: ExtendedKeyUsage.Usage,
-        validity: ClosedRange<Date>?
+        validity: ClosedRange<Date>?,
+        ocspResponder: URL?
     ) throws -> Issued {
         let key = P256.Signing.PrivateKey()
         let certificate = try Self.sign(
@@ -110,6 +115,11 @@ public struct TestCertificateAuthority: Sendable {
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([usage])
                 if !alternativeNames.isEmpty { SubjectAlternativeNames(alternativeNames) }
+                if let ocspResponder {
+                    AuthorityInformationAccess([
+                        .init(method: .ocspServer, location: .uniformResourceIdentifier(ocspResponder.absoluteString))
+                    ])
+                }
             }
         )
         let pem = try certificate.serializeAsPEM().pemString + "\n"

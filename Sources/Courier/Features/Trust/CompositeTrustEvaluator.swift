@@ -20,7 +20,9 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             validatesHost: all.contains { $0.validatesHost },
             additionalTrustRoots: withRoots.first?.additionalTrustRoots ?? [],
             trustsOnlyAdditionalRoots: withRoots.first?.trustsOnlyAdditionalRoots ?? false,
-            checksRevocation: all.contains { $0.checksRevocation }
+            checksRevocation: all.contains { $0.checksRevocation },
+            // The strictest of those that check: every option any asks for.
+            revocationOptions: all.filter(\.checksRevocation).reduce(into: []) { $0.formUnion($1.revocationOptions) }
         )
         checks.unsatisfiable =
             withRoots.count > 1

@@ -1,21 +1,58 @@
 /// Trusts a server whose certificates are not revoked, after the default checks.
 ///
-/// Neither transport can check revocation on Linux (BoringSSL fetches no CRL and asks no OCSP
-/// responder, and FoundationNetworking has no trust API), nor can Courier's URLSession transport
-/// yet on Apple platforms: a request this evaluator serves fails at once with
-/// ``CourierError/Kind/serverTrustEvaluationFailed``
-/// (``CourierError/ServerTrustFailureReason/unsupported(host:reason:)``). It is never skipped
-/// silently.
+/// Over AsyncHTTPClient, Courier asks each certificate's OCSP responder (RFC 6960, the address
+/// the certificate names) once the handshake is done, for the server's certificate and every
+/// intermediate of the chain it was accepted through, before the connection carries a request.
+/// BoringSSL itself fetches no CRL and asks no OCSP responder. An answer is kept for ten minutes
+/// per certificate. A certificate that names no responder is not checked (as with Apple's
+/// checks); with ``Options/requirePositiveResponse`` a responder that cannot be reached, or whose
+/// answer is not `good`, refuses the server, and without it only `revoked` does.
+///
+/// Options Courier cannot honour fail the request at once with
+/// ``CourierError/ServerTrustFailureReason/unsupported(host:reason:)``, never skipped silently:
+/// CRLs (``Options/crl`` without ``Options/ocsp``), ``Options/networkAccessDisabled`` (Courier
+/// keeps no answers across runs), and every request over URLSession on Linux (FoundationNetworking
+/// has no trust API) and, for now, on Apple platforms.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
+    /// How revocation is checked: Alamofire's names for Apple's revocation policy flags.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt
+
+        /// Creates options from their raw bits.
+        public init(rawValue: UInt) {
+            self.rawValue = rawValue
+        }
+
+        /// Check with OCSP, the responder each certificate names.
+        public static let ocsp = Options(rawValue: 1 << 0)
+        /// Check with the certificate revocation lists the certificates name (not supported by
+        /// Courier: such a request fails with `.unsupported` unless ``ocsp`` is there too).
+        public static let crl = Options(rawValue: 1 << 1)
+        /// Prefer CRLs to OCSP where both are possible (Courier checks OCSP only).
+        public static let preferCRL = Options(rawValue: 1 << 2)
+        /// Refuse a certificate whose status is not known to be good: its responder could not be
+        /// reached, or answered `unknown` or not at all. Without it, only a `revoked` answer refuses.
+        public static let requirePositiveResponse = Options(rawValue: 1 << 3)
+        /// Use only answers already known, without asking over the network (not supported by
+        /// Courier, which keeps no answers across runs: such a request fails with `.unsupported`).
+        public static let networkAccessDisabled = Options(rawValue: 1 << 4)
+        /// OCSP or CRL, whichever the certificates offer: the default.
+        public static let any: Options = [.ocsp, .crl]
+    }
+
     private let performDefaultValidation: Bool
     private let validateHost: Bool
+    /// How revocation is checked.
+    public let options: Options
 
     /// - Parameters:
     ///   - performDefaultValidation: Whether the chain must lead to a trusted root; `true` by default.
     ///   - validateHost: Whether the certificate must name the host; `true` by default.
-    public init(performDefaultValidation: Bool = true, validateHost: Bool = true) {
+    ///   - options: How revocation is checked; ``Options/any`` by default, as in Alamofire.
+    public init(performDefaultValidation: Bool = true, validateHost: Bool = true, options: Options = .any) {
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
+        self.options = options
     }
 
     /// The default checks, and revocation.
@@ -23,11 +60,12 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         HandshakeChecks(
             validatesCertificateChain: performDefaultValidation || validateHost,
             validatesHost: validateHost,
-            checksRevocation: true
+            checksRevocation: true,
+            revocationOptions: options
         )
     }
 
-    /// `false`: revocation is the handshake's to check.
+    /// `false`: revocation is the transport's to check.
     public var evaluatesCertificates: Bool { false }
 
     /// Nothing more to check.

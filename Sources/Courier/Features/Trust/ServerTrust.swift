@@ -40,6 +40,8 @@ public struct HandshakeChecks: Sendable, Hashable {
     public var trustsOnlyAdditionalRoots: Bool
     /// Whether the certificates' revocation must be checked (CRL or OCSP).
     public var checksRevocation: Bool
+    /// How revocation is checked, when ``checksRevocation`` is on.
+    public var revocationOptions: RevocationTrustEvaluator.Options
     /// Why no handshake can make these checks as asked, or `nil`: a request needing them fails
     /// rather than be checked more loosely (evaluators combined with different roots of their own).
     var unsatisfiable: String?
@@ -50,13 +52,15 @@ public struct HandshakeChecks: Sendable, Hashable {
         validatesHost: Bool = true,
         additionalTrustRoots: [TLSCertificate] = [],
         trustsOnlyAdditionalRoots: Bool = false,
-        checksRevocation: Bool = false
+        checksRevocation: Bool = false,
+        revocationOptions: RevocationTrustEvaluator.Options = .any
     ) {
         self.validatesCertificateChain = validatesCertificateChain
         self.validatesHost = validatesHost
         self.additionalTrustRoots = additionalTrustRoots
         self.trustsOnlyAdditionalRoots = trustsOnlyAdditionalRoots
         self.checksRevocation = checksRevocation
+        self.revocationOptions = revocationOptions
     }
 
     /// The chain and the host checked: what every request gets without a ``ServerTrustManager``.
