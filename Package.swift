@@ -202,6 +202,7 @@ let package = Package(
                 // Certificates no test authority would issue, for the chain builder's bounds.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // Prints the type of `Session()`'s transport in a program that links `Courier` alone, for

@@ -265,6 +265,14 @@ extension AsyncHTTPClientTransport: ServerTrustEnforcing {
         }
         let checks = policy.handshakeChecks
         guard checks.checksRevocation else { return nil }
+        if !checks.validatesCertificateChain {
+            return "revocation is checked on the chain the handshake validated, and this one validates none "
+                + "(RevocationTrustEvaluator with performDefaultValidation and validateHost both off)"
+        }
+        if !trustClients.readsChains {
+            return "revocation is checked on the server's chain, which a second connection to the server reads, "
+                + "and the transport's connections go through a proxy"
+        }
         if checks.revocationOptions.contains(.networkAccessDisabled) {
             return "revocation is checked with OCSP over the network, and no answers are kept to check it without "
                 + "(RevocationTrustEvaluator.Options.networkAccessDisabled)"

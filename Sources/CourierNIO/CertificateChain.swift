@@ -103,16 +103,23 @@ struct CertificateChain: Sendable {
     }
 
     /// `leaf`, then each candidate whose key signed the certificate before it, while one does and
-    /// until a self-issued one; never two with the same subject.
-    static func linked(from leaf: Certificate, through candidates: [Certificate]) -> [Certificate] {
+    /// until a self-issued one; never two with the same subject. Of several that could come next
+    /// (a renewed intermediate sent beside the old one), one valid `now` is taken first, as
+    /// BoringSSL prefers.
+    static func linked(from leaf: Certificate, through candidates: [Certificate], now: Date = Date()) -> [Certificate] {
         var chain = [leaf]
         var remaining = candidates
-        while let tip = chain.last, tip.issuer != tip.subject,
-            let next = remaining.firstIndex(where: { candidate in
-                candidate.subject == tip.issuer && !chain.contains { $0.subject == candidate.subject }
+        while let tip = chain.last, tip.issuer != tip.subject {
+            let issuers = remaining.indices.filter { index in
+                let candidate = remaining[index]
+                return candidate.subject == tip.issuer && !chain.contains { $0.subject == candidate.subject }
                     && candidate.publicKey.isValidSignature(tip.signature, for: tip)
-            })
-        {
+            }
+            // Compared one bound at a time: a certificate may give its dates in the wrong order.
+            let current = issuers.first { index in
+                remaining[index].notValidBefore <= now && now <= remaining[index].notValidAfter
+            }
+            guard let next = current ?? issuers.first else { break }
             chain.append(remaining.remove(at: next))
         }
         return chain

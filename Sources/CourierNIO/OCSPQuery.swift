@@ -9,9 +9,8 @@ import X509
 /// to ``maximumResponseSize``.
 ///
 /// The responder's address comes from a certificate a CA signed; it is still checked as any URL
-/// Courier sends to is (SwiftNIO traps on a port above 65535). A failure refuses the certificate
-/// when positive answers are required, and otherwise lets it through: the policy's "terminal" and
-/// "non-terminal" errors.
+/// Courier sends to is (SwiftNIO traps on a port above 65535). Every failure is "terminal" for
+/// the policy, which runs in its hard mode: `RevocationCheck` decides what a failure means.
 struct OCSPQuery: OCSPRequester {
     /// The largest answer read (real ones are a few KiB).
     static let maximumResponseSize = 64 * 1024
@@ -19,14 +18,12 @@ struct OCSPQuery: OCSPRequester {
     static let timeout = TimeAmount.seconds(10)
 
     let client: HTTPClient
-    /// Whether a responder that cannot be asked refuses the certificate.
-    let requiresAnswer: Bool
 
     func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
         do {
             return .response(try await answer(to: request, from: uri))
         } catch {
-            return requiresAnswer ? .terminalError(error) : .nonTerminalError(error)
+            return .terminalError(error)
         }
     }
 

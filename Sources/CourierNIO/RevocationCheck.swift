@@ -6,16 +6,27 @@ import SwiftASN1
 import X509
 
 /// Checks with OCSP whether a chain Courier rebuilt (`CertificateChain`) holds a revoked
-/// certificate, with swift-certificates' `OCSPVerifierPolicy`: every certificate but the root
-/// that names a responder is asked about (`OCSPQuery`), and the answer's signature, times and
+/// certificate, with swift-certificates' `OCSPVerifierPolicy`: every certificate below the root
+/// that names a responder is asked about (`OCSPQuery`), and each answer's signature, times and
 /// certificate are checked.
 ///
-/// A chain's verdict is kept for ``lifetime`` by its server certificate, when it is final: a
-/// `good` answer (or none needed) and a revocation. A responder that could not be asked is asked
-/// again by the next connection.
+/// What the server does cannot switch the check off. A chain that could not be rebuilt while the
+/// server's certificate names a responder is refused in every mode (the server answers the probe
+/// that reads its chain, and must not be able to dodge the check by answering it otherwise), and
+/// so is a chain that ends at a trusted certificate that is not self-signed while it names
+/// responders (its top could never be asked about). Without ``RevocationTrustEvaluator/Options/requirePositiveResponse``
+/// a responder that cannot be asked, or an answer that is not `good` or `revoked`, lets the server
+/// through, as does a certificate that names only a CRL; with it, each refuses the server.
+///
+/// Only final verdicts are kept (``lifetime``, by server certificate): every certificate answered
+/// `good`, or one revoked. Anything else is asked again by the next connection.
 final class RevocationCheck: Sendable {
     static let lifetime = TimeAmount.minutes(10)
     static let maximumEntries = 256
+    /// How swift-certificates words a revocation (`OCSPVerifierPolicy`); a test pins it.
+    static let revokedReasonPrefix = "revoked through OCSP"
+    /// The OID of the CRL distribution points extension (RFC 5280, 4.2.1.13).
+    private static let crlDistributionPoints: ASN1ObjectIdentifier = [2, 5, 29, 31]
 
     private struct Entry {
         let problem: String?
@@ -23,54 +34,97 @@ final class RevocationCheck: Sendable {
     }
 
     private let query: OCSPQuery
+    /// Whether a certificate whose status is not known to be good refuses the server.
+    private let requiresAnswer: Bool
     private let entries = NIOLockedValueBox([[UInt8]: Entry]())
 
     /// A check asking over `client`, as `options` say (``RevocationTrustEvaluator/Options``).
     init(client: HTTPClient, options: RevocationTrustEvaluator.Options) {
-        query = OCSPQuery(client: client, requiresAnswer: options.contains(.requirePositiveResponse))
+        query = OCSPQuery(client: client)
+        requiresAnswer = options.contains(.requirePositiveResponse)
     }
 
-    /// Why the server must be refused: a certificate of `chain` (the server's first, then each
-    /// issuer; `[server]` alone when no chain was rebuilt) is revoked, or, when answers are
-    /// required, its status is not known to be good. `nil` when it may go on.
+    /// Why the server must be refused, or `nil` when it may go on. `chain` is the server's
+    /// certificate and then each issuer (`[server]` alone when no chain was rebuilt; empty when
+    /// the server's certificate could not be read).
     func problem(with chain: [Certificate], serverCertificate: [UInt8]) async -> String? {
         let now = NIODeadline.now()
         if let entry = entries.withLockedValue({ $0[serverCertificate] }), now - entry.madeAt < Self.lifetime {
             return entry.problem
         }
-        guard let leaf = chain.first, let root = chain.last, chain.count > 1 else {
-            return query.requiresAnswer
-                ? "its revocation could not be checked: the chain to its issuer could not be rebuilt" : nil
+        guard let leaf = chain.first, let top = chain.last else {
+            return "its revocation could not be checked: its certificate could not be read"
         }
+        let names = chain.map(Self.revocationSources)
+        if chain.count == 1 {
+            if names[0].ocsp {
+                return "its revocation could not be checked: the certificate that issued it could not be found"
+            }
+            return requiresAnswer && names[0].crl ? Self.onlyCRL(leaf) : nil
+        }
+        // The top's own issuer is not in the chain: only a root's status needs no asking.
+        if top.issuer != top.subject, let topNames = names.last, topNames.ocsp || (requiresAnswer && topNames.crl) {
+            return "its revocation cannot be checked: its chain ends at a trusted certificate that is not "
+                + "self-signed (\(top.subject)), whose own status no one can be asked about"
+        }
+        let below = zip(chain, names).dropLast()
+        if requiresAnswer, let onlyCRL = below.first(where: { $0.1.crl && !$0.1.ocsp }) {
+            return Self.onlyCRL(onlyCRL.0)
+        }
+        guard below.contains(where: { $0.1.ocsp }) else { return nil }
+        // Always the hard mode, so that whatever is not a `good` answer comes back here to be
+        // told apart: a revocation, or an answer that could not be had.
         let query = self.query
-        var verifier = Verifier(rootCertificates: CertificateStore([root])) {
+        var verifier = Verifier(rootCertificates: CertificateStore([top])) {
             AcceptedChainPolicy(chain: chain)
-            OCSPVerifierPolicy(failureMode: query.requiresAnswer ? .hard : .soft, requester: query)
+            OCSPVerifierPolicy(failureMode: .hard, requester: query)
         }
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst().dropLast()))
         let problem: String?
-        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst().dropLast())) {
+        switch result {
         case .validCertificate:
             problem = nil
         case .couldNotValidate(let failures):
-            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no answer"
-            problem =
-                reason.contains("revoked")
-                ? "it has been revoked (\(reason))" : "its revocation status could not be confirmed (\(reason))"
-        }
-        if problem == nil || problem?.hasPrefix("it has been revoked") == true {
-            entries.withLockedValue { entries in
-                if entries.count >= Self.maximumEntries {
-                    entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
-                    if entries.count >= Self.maximumEntries { entries.removeAll() }
-                }
-                entries[serverCertificate] = Entry(problem: problem, madeAt: now)
+            let reasons = failures.map { "\($0.policyFailureReason)" }
+            if let revocation = reasons.first(where: { $0.hasPrefix(Self.revokedReasonPrefix) }) {
+                problem = "it has been revoked (\(revocation))"
+            } else if requiresAnswer {
+                return "its revocation status could not be confirmed (\(reasons.first ?? "no answer"))"
+            } else {
+                // A best attempt: let it through, and ask again next time.
+                return nil
             }
+        }
+        entries.withLockedValue { entries in
+            if entries.count >= Self.maximumEntries {
+                entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
+                if entries.count >= Self.maximumEntries { entries.removeAll() }
+            }
+            entries[serverCertificate] = Entry(problem: problem, madeAt: now)
         }
         return problem
     }
 
-    /// Lets through the chain that was already checked (or deliberately not) when it was rebuilt,
-    /// taking on its critical extensions, so that the verifier only adds the OCSP policy's checks.
+    private static func onlyCRL(_ certificate: Certificate) -> String {
+        "its revocation could not be confirmed: \(certificate.subject) names only a certificate revocation list, "
+            + "which Courier does not read"
+    }
+
+    /// Whether `certificate` names an OCSP responder, and a CRL.
+    private static func revocationSources(of certificate: Certificate) -> (ocsp: Bool, crl: Bool) {
+        // An extension that cannot be read counts as naming a responder: the policy then fails
+        // on it, rather than the certificate going unchecked.
+        let ocsp: Bool
+        do {
+            ocsp = try certificate.extensions.authorityInformationAccess?.contains { $0.method == .ocspServer } ?? false
+        } catch {
+            ocsp = true
+        }
+        return (ocsp, certificate.extensions[oid: crlDistributionPoints] != nil)
+    }
+
+    /// Lets through the chain that was already checked when it was rebuilt, taking on its
+    /// critical extensions, so that the verifier only adds the OCSP policy's checks.
     private struct AcceptedChainPolicy: VerifierPolicy {
         let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
 

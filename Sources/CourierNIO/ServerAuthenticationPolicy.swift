@@ -2,8 +2,9 @@ import SwiftASN1
 import X509
 
 /// What BoringSSL's TLS-server purpose checks beyond RFC 5280, so that a chain Courier rebuilds
-/// (`CertificateChain`) is one the handshake would accept: a certificate that names its uses
-/// (extended key usage) must allow server authentication. It also takes on a critical
+/// (`CertificateChain`) is one the handshake would accept: a certificate below the trust anchor
+/// that names its uses (extended key usage) must allow server authentication (BoringSSL does not
+/// ask it of the anchor). It also takes on a critical
 /// subject-alternative-name extension, which the handshake's host check has read already (some
 /// certificates have no subject and mark it critical).
 struct ServerAuthenticationPolicy: VerifierPolicy {
@@ -13,7 +14,7 @@ struct ServerAuthenticationPolicy: VerifierPolicy {
     ]
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        for certificate in chain {
+        for certificate in chain.dropLast() {
             let usage: ExtendedKeyUsage?
             do {
                 usage = try certificate.extensions.extendedKeyUsage

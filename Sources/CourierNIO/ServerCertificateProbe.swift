@@ -19,23 +19,32 @@ enum ServerCertificateProbe {
     /// The longest a probe may take, connection included.
     static let timeout = TimeAmount.seconds(5)
 
-    /// A context whose checks the callback replaces: no roots to load (`.none` verification would
-    /// skip the callback).
-    private static let context = Result {
-        var configuration = TLSConfiguration.makeClientConfiguration()
+    /// A context for probes: `tls`'s versions, ciphers, curves, signature algorithms and ALPN, so
+    /// that a server holding several certificates (RSA and ECDSA, say) shows the one it shows a
+    /// connection made with `tls`, but no client certificate, and checks the callback replaces
+    /// (with no roots to load; `.none` verification would skip the callback).
+    static func context(like tls: TLSConfiguration) throws -> NIOSSLContext {
+        var configuration = tls
         configuration.certificateVerification = .noHostnameVerification
         configuration.trustRoots = .certificates([])
+        configuration.additionalTrustRoots = []
+        configuration.certificateChain = []
+        configuration.privateKey = nil
         return try NIOSSLContext(configuration: configuration)
     }
+
+    /// The context for probes made apart from any connection (`CertificateDiagnosis`).
+    private static let defaultContext = Result { try context(like: .makeClientConfiguration()) }
 
     /// The certificates the server at `address` presents for `serverName`, its own first; an
     /// error if no handshake got that far within ``timeout``.
     static func presentedCertificates(
         at address: SocketAddress,
         serverName: String?,
+        context: NIOSSLContext,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
-        presentedCertificates(serverName: serverName, on: eventLoop) { $0.connect(to: address) }
+        presentedCertificates(serverName: serverName, context: context, on: eventLoop) { $0.connect(to: address) }
     }
 
     /// The certificates the server at `host` and `port` presents (its name sent unless it is an
@@ -45,22 +54,23 @@ enum ServerCertificateProbe {
         port: Int,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
-        presentedCertificates(serverName: isIPAddress(host) ? nil : host, on: eventLoop) {
+        let context: NIOSSLContext
+        do {
+            context = try defaultContext.get()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        return presentedCertificates(serverName: isIPAddress(host) ? nil : host, context: context, on: eventLoop) {
             $0.connect(host: host, port: port)
         }
     }
 
     private static func presentedCertificates(
         serverName: String?,
+        context: NIOSSLContext,
         on eventLoop: any EventLoop,
         connect: (ClientBootstrap) -> EventLoopFuture<any Channel>
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
-        let context: NIOSSLContext
-        do {
-            context = try Self.context.get()
-        } catch {
-            return eventLoop.makeFailedFuture(error)
-        }
         guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
             return eventLoop.makeFailedFuture(ChannelError.badInterfaceAddressFamily)
         }
@@ -134,6 +144,7 @@ enum ServerCertificateProbe {
             at address: SocketAddress,
             serverName: String?,
             proved: [UInt8],
+            context: NIOSSLContext,
             on eventLoop: any EventLoop
         ) -> EventLoopFuture<[NIOSSLCertificate]> {
             let key = Key(serverName: serverName, certificate: proved)
@@ -156,13 +167,18 @@ enum ServerCertificateProbe {
             guard let promise else { return certificates }
             // Started outside the lock: a connection and its syscalls, and a future that has
             // failed already calls back at once.
-            let probe = ServerCertificateProbe.presentedCertificates(at: address, serverName: serverName, on: eventLoop)
-                .flatMapThrowing { certificates in
-                    guard let first = certificates.first, (try? first.toDERBytes()) == proved else {
-                        throw ProbeError.anotherCertificate
-                    }
-                    return certificates
+            let probe = ServerCertificateProbe.presentedCertificates(
+                at: address,
+                serverName: serverName,
+                context: context,
+                on: eventLoop
+            )
+            .flatMapThrowing { certificates in
+                guard let first = certificates.first, (try? first.toDERBytes()) == proved else {
+                    throw ProbeError.anotherCertificate
                 }
+                return certificates
+            }
             probe.whenFailure { [self] _ in
                 entries.withLockedValue { entries in
                     if entries[key]?.certificates === certificates { entries[key]?.failed = true }

@@ -18,19 +18,23 @@ extension ServerTrustClients {
         let chain: CertificateChain
         /// `nil` when the connections go through a proxy: only the server's certificate is seen.
         let probes: ServerCertificateProbe.Cache?
+        /// What probes connect with: the policy's TLS settings, so that the server shows the same
+        /// certificate as to the policy's own connections.
+        let probeContext: NIOSSLContext?
         /// The OCSP check, when the policy asks for revocation to be checked.
         let revocation: RevocationCheck?
 
         init(
             policy: ServerTrustPolicy,
-            chain: CertificateChain,
             probes: ServerCertificateProbe.Cache?,
+            tls: TLSConfiguration,
             revocation: RevocationCheck?
         ) {
             host = policy.host
             reference = PolicyReference(policy)
-            self.chain = chain
+            self.chain = CertificateChain(tls: tls)
             self.probes = probes
+            probeContext = try? ServerCertificateProbe.context(like: tls)
             self.revocation = revocation
         }
 
@@ -61,11 +65,12 @@ extension ServerTrustClients {
             let acceptedAlready = policy.acceptsOnServerCertificateAlone && policy.evaluate([shown]) == nil
             if acceptedAlready, revocation == nil { return eventLoop.makeSucceededVoidFuture() }
             let presented: EventLoopFuture<[NIOSSLCertificate]>
-            if let probes, let address = channel.remoteAddress {
+            if let probes, let probeContext, let address = channel.remoteAddress {
                 presented = probes.presentedCertificates(
                     at: address,
                     serverName: ServerCertificateProbe.isIPAddress(host) ? nil : host,
                     proved: shown.derEncoded,
+                    context: probeContext,
                     on: eventLoop
                 ).hop(to: eventLoop)
             } else {

@@ -107,11 +107,16 @@ final class ServerTrustClients: Sendable {
         for client in clients { await Self.shutDown(client) }
     }
 
-    /// The client for OCSP queries, made on first use (under `entries`' lock, as ``shutdown()``
-    /// empties it there).
-    private func makeOCSPClient() -> HTTPClient {
+    /// Whether the policies' connections go straight to servers, so that a second connection can
+    /// read what a server presents (its chain): not through a proxy.
+    var readsChains: Bool { probes != nil }
+
+    /// The client for OCSP queries, made on first use; `nil` once ``shutdown()`` has run (which
+    /// takes it under `entries`' lock, after setting `isShutDown`).
+    private func makeOCSPClient() -> HTTPClient? {
         ocspClient.withLockedValue { client in
             if let client { return client }
+            if isShutDown.withLockedValue({ $0 }) { return nil }
             var configuration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: .seconds(10), read: .seconds(10))
@@ -170,13 +175,18 @@ final class ServerTrustClients: Sendable {
         configuration.tlsConfiguration = tlsConfiguration
         // A refused connection is the answer, not something to try again after a backoff.
         configuration.connectionPool.retryConnectionEstablishment = false
-        let evaluation = Evaluation(
-            policy: policy,
-            chain: CertificateChain(tls: tlsConfiguration),
-            probes: probes,
-            revocation: checksRevocation
-                ? RevocationCheck(client: makeOCSPClient(), options: policy.handshakeChecks.revocationOptions) : nil
-        )
+        var revocation: RevocationCheck?
+        if checksRevocation {
+            guard let ocspClient = makeOCSPClient() else {
+                return .failure(
+                    .serverTrustEvaluationFailed(
+                        reason: .unsupported(host: policy.host, reason: "the transport was invalidated")
+                    )
+                )
+            }
+            revocation = RevocationCheck(client: ocspClient, options: policy.handshakeChecks.revocationOptions)
+        }
+        let evaluation = Evaluation(policy: policy, probes: probes, tls: tlsConfiguration, revocation: revocation)
         let userHTTP1Initializer = configuration.http1_1ConnectionDebugInitializer
         let userHTTP2Initializer = configuration.http2ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { channel in

@@ -27,11 +27,17 @@ import Testing
         trusting fixture: Fixture,
         options: RevocationTrustEvaluator.Options = .any
     ) -> Session {
+        session(transport, trusting: fixture, RevocationTrustEvaluator(options: options))
+    }
+
+    private static func session(
+        _ transport: TransportKind,
+        trusting fixture: Fixture,
+        _ evaluator: any ServerTrustEvaluating
+    ) -> Session {
         transport.makeSession {
             $0.trustRoots = .only([fixture.root])
-            $0.serverTrustManager = ServerTrustManager(evaluators: [
-                "127.0.0.1": RevocationTrustEvaluator(options: options)
-            ])
+            $0.serverTrustManager = ServerTrustManager(evaluators: ["127.0.0.1": evaluator])
         }
     }
 
@@ -60,7 +66,8 @@ import Testing
                         return
                     }
                     #expect(host == "127.0.0.1")
-                    #expect(problem.contains("revoked"), "\(problem)")
+                    // swift-certificates' words, which Courier tells a revocation apart by.
+                    #expect(problem.contains("has been revoked (revoked through OCSP"), "\(problem)")
                 }
                 await session.invalidate()
             }
@@ -97,15 +104,35 @@ import Testing
 
     /// Options no transport here can honour fail their requests before connecting, never
     /// checked more loosely.
+    /// Combined, revocation checks allow only the methods every one allows, and require what
+    /// any requires.
+    @Test func combinedRevocationChecksAreTheStrictest() {
+        let combined = CompositeTrustEvaluator(evaluators: [
+            RevocationTrustEvaluator(options: .any),
+            RevocationTrustEvaluator(options: [.ocsp, .requirePositiveResponse]),
+            DefaultTrustEvaluator(),
+        ]).handshakeChecks
+        #expect(combined.checksRevocation)
+        #expect(combined.revocationOptions == [.ocsp, .requirePositiveResponse])
+    }
+
     @Test(arguments: TransportKind.allCases)
     func optionsCourierCannotHonourFailAtOnce(transport: TransportKind) async throws {
         let fixture = try Fixture()
         try await ServerTrustTests.withServer(fixture.tls()) { server in
-            for (options, expected) in [
-                (RevocationTrustEvaluator.Options.crl, "CRL"),
-                ([.ocsp, .networkAccessDisabled], "networkAccessDisabled"),
-            ] {
-                let session = Self.session(transport, trusting: fixture, options: options)
+            let cases: [(any ServerTrustEvaluating, String)] = [
+                (RevocationTrustEvaluator(options: .crl), "CRL"),
+                (RevocationTrustEvaluator(options: [.ocsp, .networkAccessDisabled]), "networkAccessDisabled"),
+                (RevocationTrustEvaluator(performDefaultValidation: false, validateHost: false), "validates none"),
+                // One evaluator wants CRLs: another's OCSP does not satisfy it.
+                (
+                    CompositeTrustEvaluator(evaluators: [
+                        RevocationTrustEvaluator(options: .crl), RevocationTrustEvaluator(options: .ocsp),
+                    ]), "CRL"
+                ),
+            ]
+            for (evaluator, expected) in cases {
+                let session = Self.session(transport, trusting: fixture, evaluator)
                 let reason = try await ServerTrustTests.trustFailure(
                     of: session.request(server.url("/get")),
                     server: server

@@ -77,6 +77,24 @@ import FoundationNetworking
         return error.serverTrustFailureReason
     }
 
+    /// Expects `request` refused because no key of the server's chain is pinned, and returns the
+    /// pins the refusal names; `nil` over URLSession on Linux, where the settings cannot be applied.
+    static func pinsSeen(
+        refusing request: DataRequest,
+        server: TestServer,
+        transport: TransportKind,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String]? {
+        let reason = try await trustFailure(of: request, server: server, sourceLocation: sourceLocation)
+        if isUnsupportedOverFoundationNetworking(reason, transport) { return nil }
+        guard case .publicKeyPinningFailed(let host, let seen) = reason else {
+            Issue.record("got \(String(describing: reason))", sourceLocation: sourceLocation)
+            return nil
+        }
+        #expect(host == "127.0.0.1", sourceLocation: sourceLocation)
+        return seen
+    }
+
     /// Expects `session`'s `/get` to succeed (over `protocolName`, if given), or, over URLSession on
     /// Linux, to fail before connecting because the settings cannot be applied there.
     static func expectTrusted(
@@ -183,13 +201,11 @@ import FoundationNetworking
                     "127.0.0.1": PublicKeysTrustEvaluator(keysOf: [fixture.stranger])
                 ])
             }
-            let refused = try await Self.trustFailure(of: wrongPin.request(server.url("/get")), server: server)
-            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
-                guard case .publicKeyPinningFailed(let host, let seen) = refused else {
-                    Issue.record("got \(String(describing: refused))")
-                    return
-                }
-                #expect(host == "127.0.0.1")
+            if let seen = try await Self.pinsSeen(
+                refusing: wrongPin.request(server.url("/get")),
+                server: server,
+                transport: transport
+            ) {
                 // The chain the server was accepted through: its certificate, then the root.
                 #expect(seen == [fixture.serverCertificate.publicKeyPin, fixture.root.publicKeyPin])
                 let response = await pinned.request(server.url("/get")).validate().serializingData().response
@@ -266,13 +282,12 @@ import FoundationNetworking
                 session(PinnedCertificatesTrustEvaluator(certificates: [intermediateCertificate])),
             ]
             let wrongPin = session(PublicKeysTrustEvaluator(keysOf: [fixture.stranger]))
-            let refused = try await Self.trustFailure(of: wrongPin.request(server.url("/get")), server: server)
-            if !Self.isUnsupportedOverFoundationNetworking(refused, transport) {
-                guard case .publicKeyPinningFailed(let host, let seen) = refused else {
-                    Issue.record("got \(String(describing: refused))")
-                    return
-                }
-                #expect(host == "127.0.0.1")
+            let seen = try await Self.pinsSeen(
+                refusing: wrongPin.request(server.url("/get")),
+                server: server,
+                transport: transport
+            )
+            if let seen {
                 #expect(
                     seen == [fixture.serverCertificate, intermediateCertificate, rootCertificate].map(\.publicKeyPin)
                 )

@@ -21,8 +21,7 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             additionalTrustRoots: withRoots.first?.additionalTrustRoots ?? [],
             trustsOnlyAdditionalRoots: withRoots.first?.trustsOnlyAdditionalRoots ?? false,
             checksRevocation: all.contains { $0.checksRevocation },
-            // The strictest of those that check: every option any asks for.
-            revocationOptions: all.filter(\.checksRevocation).reduce(into: []) { $0.formUnion($1.revocationOptions) }
+            revocationOptions: Self.strictest(all.filter(\.checksRevocation).map(\.revocationOptions))
         )
         checks.unsatisfiable =
             withRoots.count > 1
@@ -33,6 +32,17 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
 
     /// Whether any evaluator looks at the certificates.
     public var evaluatesCertificates: Bool { evaluators.contains { $0.evaluatesCertificates } }
+
+    /// What satisfies every one of `options`: only the methods all of them allow (an evaluator
+    /// that wants CRLs is not satisfied by another's OCSP), and every requirement any makes.
+    private static func strictest(_ options: [RevocationTrustEvaluator.Options]) -> RevocationTrustEvaluator.Options {
+        guard let first = options.first else { return .any }
+        let methods: RevocationTrustEvaluator.Options = [.ocsp, .crl]
+        return options.dropFirst().reduce(first) { merged, next in
+            merged.intersection(methods).intersection(next.intersection(methods))
+                .union(merged.subtracting(methods)).union(next.subtracting(methods))
+        }
+    }
 
     /// Each evaluator's evaluation, in order.
     public func evaluate(_ trust: ServerTrust) throws {

@@ -1,18 +1,30 @@
 /// Trusts a server whose certificates are not revoked, after the default checks.
 ///
-/// Over AsyncHTTPClient, Courier asks each certificate's OCSP responder (RFC 6960, the address
-/// the certificate names) once the handshake is done, for the server's certificate and every
-/// intermediate of the chain it was accepted through, before the connection carries a request.
-/// BoringSSL itself fetches no CRL and asks no OCSP responder. An answer is kept for ten minutes
-/// per certificate. A certificate that names no responder is not checked (as with Apple's
-/// checks); with ``Options/requirePositiveResponse`` a responder that cannot be reached, or whose
-/// answer is not `good`, refuses the server, and without it only `revoked` does.
+/// Over AsyncHTTPClient, Courier asks each certificate's OCSP responder (RFC 6960, the address the
+/// certificate names) once the handshake is done, for the server's certificate and every
+/// intermediate of the chain it was accepted through (``ServerTrust/certificates``), before the
+/// connection carries a request. BoringSSL itself fetches no CRL and asks no OCSP responder.
 ///
-/// Options Courier cannot honour fail the request at once with
-/// ``CourierError/ServerTrustFailureReason/unsupported(host:reason:)``, never skipped silently:
-/// CRLs (``Options/crl`` without ``Options/ocsp``), ``Options/networkAccessDisabled`` (Courier
-/// keeps no answers across runs), and every request over URLSession on Linux (FoundationNetworking
-/// has no trust API) and, for now, on Apple platforms.
+/// - A `revoked` answer refuses the server, with
+///   ``CourierError/ServerTrustFailureReason/certificateRejected(host:problem:)``.
+/// - Without ``Options/requirePositiveResponse`` (a best attempt, as Apple's checks and
+///   Alamofire's default make it), a responder that cannot be reached, or an answer that is
+///   neither `good` nor `revoked`, lets the server through, and so does a certificate that names
+///   only a CRL; with it, each refuses the server.
+/// - What the server controls cannot switch the check off: a chain that cannot be rebuilt while
+///   the server's certificate names a responder is refused in either mode, and so is a chain
+///   ending at a trusted certificate that is not self-signed and names a responder.
+/// - A certificate that names neither a responder nor a CRL has nothing to check.
+/// - `good` answers and revocations are kept ten minutes per server certificate; anything else
+///   is asked again by the next connection.
+///
+/// What Courier cannot honour fails the request at once with
+/// ``CourierError/ServerTrustFailureReason/unsupported(host:reason:)``, never checked more
+/// loosely: CRLs (``Options/crl`` without ``Options/ocsp``), ``Options/networkAccessDisabled``
+/// (Courier keeps no answers across runs), a chain the handshake does not validate, a transport
+/// whose connections go through a proxy (the chain is read with a second connection), and every
+/// request over URLSession on Linux (FoundationNetworking has no trust API) and, for now, on
+/// Apple platforms.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// How revocation is checked: Alamofire's names for Apple's revocation policy flags.
     public struct Options: OptionSet, Sendable, Hashable {
@@ -25,8 +37,9 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
 
         /// Check with OCSP, the responder each certificate names.
         public static let ocsp = Options(rawValue: 1 << 0)
-        /// Check with the certificate revocation lists the certificates name (not supported by
-        /// Courier: such a request fails with `.unsupported` unless ``ocsp`` is there too).
+        /// Check with the certificate revocation lists the certificates name. Courier reads none:
+        /// without ``ocsp`` such a request fails with `.unsupported`, and with it a certificate
+        /// that names only a CRL goes unchecked unless ``requirePositiveResponse`` refuses it.
         public static let crl = Options(rawValue: 1 << 1)
         /// Prefer CRLs to OCSP where both are possible (Courier checks OCSP only).
         public static let preferCRL = Options(rawValue: 1 << 2)

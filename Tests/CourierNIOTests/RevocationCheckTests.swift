@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Courier
+import CourierTestServer
+import Crypto
+import Foundation
+import NIOPosix
+import SwiftASN1
+import Testing
+import X509
+
+@testable import CourierNIO
+
+/// What `RevocationCheck` decides before asking anyone: chains it cannot check are refused
+/// whatever the mode when they name a responder, so a server cannot dodge the check; CRL-only
+/// certificates pass a best attempt and fail a required answer. No responder is reached.
+@Suite struct RevocationCheckTests {
+    private static let crlDistributionPoints: ASN1ObjectIdentifier = [2, 5, 29, 31]
+
+    /// A certificate for `subject`, issued by `issuer` (itself when `nil`), naming an OCSP
+    /// responder and a CRL as asked.
+    private static func certificate(
+        _ subject: String,
+        issuer: (name: String, key: Certificate.PrivateKey)? = nil,
+        key: Certificate.PrivateKey,
+        ocsp: Bool = false,
+        crl: Bool = false
+    ) throws -> Certificate {
+        let name = try DistinguishedName { CommonName(subject) }
+        let issuerName = try issuer.map { issuer in try DistinguishedName { CommonName(issuer.name) } } ?? name
+        var extensions = try Certificate.Extensions {
+            if ocsp {
+                AuthorityInformationAccess([
+                    .init(method: .ocspServer, location: .uniformResourceIdentifier("http://127.0.0.1:9/ocsp"))
+                ])
+            }
+        }
+        if crl {
+            // Presence is all the check reads; the value is an empty sequence.
+            try extensions.append(
+                Certificate.Extension(oid: crlDistributionPoints, critical: false, value: [0x30, 0x00])
+            )
+        }
+        let now = Date()
+        return try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: now - 86_400,
+            notValidAfter: now + 86_400,
+            issuer: issuerName,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: issuer?.key ?? key
+        )
+    }
+
+    private static func withCheck(
+        _ options: RevocationTrustEvaluator.Options,
+        _ body: (RevocationCheck) async throws -> Void
+    ) async throws {
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        try await body(RevocationCheck(client: client, options: options))
+        try await client.shutdown()
+    }
+
+    @Test func aServerThatHidesItsIssuerIsRefusedEvenInABestAttempt() async throws {
+        let rootKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let leaf = try Self.certificate(
+            "leaf",
+            issuer: ("root", rootKey),
+            key: .init(P256.Signing.PrivateKey()),
+            ocsp: true
+        )
+        try await Self.withCheck(.any) { check in
+            let problem = await check.problem(with: [leaf], serverCertificate: [1])
+            #expect(problem?.contains("could not be found") == true, "\(String(describing: problem))")
+            let unread = await check.problem(with: [], serverCertificate: [2])
+            #expect(unread?.contains("could not be read") == true)
+        }
+    }
+
+    @Test func aChainEndingAtAnAnchorThatIsNotARootCannotBeChecked() async throws {
+        let rootKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let intermediateKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let intermediate = try Self.certificate(
+            "intermediate",
+            issuer: ("root", rootKey),
+            key: intermediateKey,
+            ocsp: true
+        )
+        let leaf = try Self.certificate(
+            "leaf",
+            issuer: ("intermediate", intermediateKey),
+            key: .init(P256.Signing.PrivateKey())
+        )
+        try await Self.withCheck(.any) { check in
+            let problem = await check.problem(with: [leaf, intermediate], serverCertificate: [1])
+            #expect(problem?.contains("not self-signed") == true, "\(String(describing: problem))")
+        }
+    }
+
+    @Test func certificatesNamingOnlyACRLPassABestAttemptAndFailARequiredAnswer() async throws {
+        let rootKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let root = try Self.certificate("root", key: rootKey)
+        let leaf = try Self.certificate(
+            "leaf",
+            issuer: ("root", rootKey),
+            key: .init(P256.Signing.PrivateKey()),
+            crl: true
+        )
+        let plain = try Self.certificate("plain", issuer: ("root", rootKey), key: .init(P256.Signing.PrivateKey()))
+        try await Self.withCheck(.any) { check in
+            #expect(await check.problem(with: [leaf, root], serverCertificate: [1]) == nil)
+            #expect(await check.problem(with: [leaf], serverCertificate: [2]) == nil)
+        }
+        try await Self.withCheck([.ocsp, .requirePositiveResponse]) { check in
+            let problem = await check.problem(with: [leaf, root], serverCertificate: [1])
+            #expect(
+                problem?.contains("names only a certificate revocation list") == true,
+                "\(String(describing: problem))"
+            )
+            // Nothing named, nothing to ask.
+            #expect(await check.problem(with: [plain, root], serverCertificate: [3]) == nil)
+        }
+    }
+}
