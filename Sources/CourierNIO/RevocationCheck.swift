@@ -37,6 +37,9 @@ final class RevocationCheck: Sendable {
     /// Whether a certificate whose status is not known to be good refuses the server.
     private let requiresAnswer: Bool
     private let entries = NIOLockedValueBox([[UInt8]: Entry]())
+    /// The checks under way, by server certificate: connections a pool opens at once to one
+    /// server wait for one check rather than each asking the responders.
+    private let underWay = NIOLockedValueBox([[UInt8]: Task<String?, Never>]())
 
     /// A check asking over `client`, as `options` say (``RevocationTrustEvaluator/Options``).
     init(client: HTTPClient, options: RevocationTrustEvaluator.Options) {
@@ -48,10 +51,22 @@ final class RevocationCheck: Sendable {
     /// certificate and then each issuer (`[server]` alone when no chain was rebuilt; empty when
     /// the server's certificate could not be read).
     func problem(with chain: [Certificate], serverCertificate: [UInt8]) async -> String? {
-        let now = NIODeadline.now()
-        if let entry = entries.withLockedValue({ $0[serverCertificate] }), now - entry.madeAt < Self.lifetime {
+        if let entry = entries.withLockedValue({ $0[serverCertificate] }), .now() - entry.madeAt < Self.lifetime {
             return entry.problem
         }
+        let (task, isOwn) = underWay.withLockedValue { underWay -> (Task<String?, Never>, Bool) in
+            if let task = underWay[serverCertificate] { return (task, false) }
+            let task = Task { await self.decide(chain, serverCertificate: serverCertificate) }
+            underWay[serverCertificate] = task
+            return (task, true)
+        }
+        let problem = await task.value
+        if isOwn { underWay.withLockedValue { $0[serverCertificate] = nil } }
+        return problem
+    }
+
+    private func decide(_ chain: [Certificate], serverCertificate: [UInt8]) async -> String? {
+        let now = NIODeadline.now()
         guard let leaf = chain.first, let top = chain.last else {
             return "its revocation could not be checked: its certificate could not be read"
         }

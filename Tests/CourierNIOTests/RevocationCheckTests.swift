@@ -64,6 +64,30 @@ import X509
         try await client.shutdown()
     }
 
+    /// Connections that check one server certificate at once share one check: the responder,
+    /// slow to answer, is asked once, and everyone hears its `good`.
+    @Test func checksOfOneCertificateAtOnceAskOnce() async throws {
+        let authority = try TestCertificateAuthority()
+        let responder = TestCertificateAuthority.OCSPResponder(authority: authority)
+        try await TestServer.withRunningServer(configuration: .init { $0.ocspResponder = responder }) { ocsp in
+            let issued = try authority.issue(ocspResponder: ocsp.url("/ocsp?delay=0.5"))
+            let chain = try [
+                Certificate(pemEncoded: issued.certificatePEM), Certificate(pemEncoded: authority.certificatePEM),
+            ]
+            try await Self.withCheck([.ocsp, .requirePositiveResponse]) { check in
+                let problems = await withTaskGroup(of: String?.self) { group in
+                    for _ in 0..<4 { group.addTask { await check.problem(with: chain, serverCertificate: [7]) } }
+                    return await group.reduce(into: [String?]()) { $0.append($1) }
+                }
+                #expect(problems == [nil, nil, nil, nil])
+                #expect(ocsp.attempts(forKey: "ocsp") == 1)
+                // Kept: asked again, the responder is not.
+                #expect(await check.problem(with: chain, serverCertificate: [7]) == nil)
+                #expect(ocsp.attempts(forKey: "ocsp") == 1)
+            }
+        }
+    }
+
     @Test func aServerThatHidesItsIssuerIsRefusedEvenInABestAttempt() async throws {
         let rootKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let leaf = try Self.certificate(
