@@ -505,7 +505,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// Completes with `error` as a `URLError`. A chain refused under the session's trust settings
     /// is looked at again first (`CertificateDiagnosis`), once, to say why.
     fileprivate func fail(with error: any Error) {
-        guard let head, let policy = head.serverTrustPolicy, let diagnoses, CertificateDiagnosis.applies(to: error)
+        guard let head, let policy = head.serverTrustPolicy, let diagnoses, let tlsConfiguration,
+            CertificateDiagnosis.applies(to: error)
         else {
             complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
             return
@@ -526,7 +527,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return
         case .diagnose: break
         }
-        diagnoses.problem(host: policy.host, port: head.url.port ?? 443).whenSuccess { [self] problem in
+        diagnoses.problem(
+            host: policy.host,
+            port: head.url.port ?? 443,
+            tls: tlsConfiguration,
+            policy: ObjectIdentifier(policy)
+        ).whenSuccess { [self] problem in
             complete(
                 with: Self.carrying(
                     .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),

@@ -33,9 +33,6 @@ enum ServerCertificateProbe {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// The context for probes made apart from any connection (`CertificateDiagnosis`).
-    private static let defaultContext = Result { try context(like: .makeClientConfiguration()) }
-
     /// The certificates the server at `address` presents for `serverName`, its own first; an
     /// error if no handshake got that far within ``timeout``.
     static func presentedCertificates(
@@ -48,19 +45,15 @@ enum ServerCertificateProbe {
     }
 
     /// The certificates the server at `host` and `port` presents (its name sent unless it is an
-    /// IP address), its own first; an error if no handshake got that far within ``timeout``.
+    /// IP address) to a connection made with `context`, its own first; an error if no handshake
+    /// got that far within ``timeout``.
     static func presentedCertificates(
         host: String,
         port: Int,
+        context: NIOSSLContext,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
-        let context: NIOSSLContext
-        do {
-            context = try defaultContext.get()
-        } catch {
-            return eventLoop.makeFailedFuture(error)
-        }
-        return presentedCertificates(serverName: isIPAddress(host) ? nil : host, context: context, on: eventLoop) {
+        presentedCertificates(serverName: isIPAddress(host) ? nil : host, context: context, on: eventLoop) {
             $0.connect(host: host, port: port)
         }
     }

@@ -58,12 +58,17 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// An intermediate authority signed by this one: its certificates then carry it in their chain.
-    public func intermediate(name: String = "Courier Test Intermediate CA") throws -> TestCertificateAuthority {
+    /// Its certificate is valid over `validity` (by default from a day ago for five years; give a
+    /// past range for an expired one).
+    public func intermediate(
+        name: String = "Courier Test Intermediate CA",
+        validity: ClosedRange<Date>? = nil
+    ) throws -> TestCertificateAuthority {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let issued = try Self.sign(
             subject: try DistinguishedName { CommonName(name) },
             key: key.publicKey,
-            validity: Self.fromYesterday(years: 5),
+            validity: validity ?? Self.fromYesterday(years: 5),
             issuer: certificate.subject,
             issuerKey: self.key,
             extensions: Self.authorityExtensions(maxPathLength: 0)

@@ -156,7 +156,9 @@ import FoundationNetworking
                     return
                 }
                 #expect(host == "127.0.0.1")
-                #expect(problem.contains("trusts"))
+                #expect(
+                    problem.contains("leads to CN=Courier Test CA, which is not among the roots the session trusts")
+                )
             }
             await session.invalidate()
             await strict.invalidate()
@@ -179,6 +181,55 @@ import FoundationNetworking
                         return
                     }
                     #expect(problem.contains(expectation), "\(problem)")
+                }
+                await session.invalidate()
+            }
+        }
+    }
+
+    /// A refused chain is described by what is wrong with it: an intermediate the server did not
+    /// send, an intermediate out of its dates, a root the session does not trust, each named.
+    @Test(arguments: TransportKind.allCases)
+    func aRefusedChainSaysWhichCertificateIsAtFault(transport: TransportKind) async throws {
+        let root = try TestCertificateAuthority()
+        let rootCertificate = try TLSCertificate(pemEncoded: root.certificatePEM)
+        let now = Date()
+        let intermediate = try Fixture(authority: root.intermediate())
+        let expiredIntermediate = try Fixture(
+            authority: root.intermediate(
+                name: "Lapsed Intermediate",
+                validity: (now - 20 * 86_400)...(now - 10 * 86_400)
+            )
+        )
+        let withoutIntermediate = TestServer.TLS(
+            certificateChain: intermediate.server.certificatePEM,
+            privateKey: intermediate.server.privateKeyPEM
+        )
+        let cases: [(TestServer.TLS, TrustRoots, String)] = [
+            (
+                withoutIntermediate, .only([rootCertificate]),
+                "leads to CN=Courier Test Intermediate CA, which is not among the roots the session trusts, and whose "
+                    + "certificate the server did not send"
+            ),
+            (
+                expiredIntermediate.tls(), .only([rootCertificate]),
+                "the certificate it is issued through, CN=Lapsed Intermediate, expired on"
+            ),
+            (
+                intermediate.tls(), .only([intermediate.stranger]),
+                "its chain leads to CN=Courier Test CA, which is not among the roots the session trusts"
+            ),
+        ]
+        for (tls, roots, expected) in cases {
+            try await Self.withServer(tls) { server in
+                let session = transport.makeSession { $0.trustRoots = roots }
+                let reason = try await Self.trustFailure(of: session.request(server.url("/get")), server: server)
+                if !Self.isUnsupportedOverFoundationNetworking(reason, transport) {
+                    guard case .certificateRejected(_, let problem) = reason else {
+                        Issue.record("got \(String(describing: reason))")
+                        return
+                    }
+                    #expect(problem.contains(expected), "\(problem)")
                 }
                 await session.invalidate()
             }
