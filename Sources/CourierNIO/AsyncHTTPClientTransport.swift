@@ -269,6 +269,10 @@ extension AsyncHTTPClientTransport: ServerTrustEnforcing {
             return "revocation is checked on the chain the handshake validated, and this one validates none "
                 + "(RevocationTrustEvaluator with performDefaultValidation and validateHost both off)"
         }
+        if !trustClients.knowsRoots(for: policy) {
+            return "revocation is checked on a chain rebuilt with swift-certificates, which reads the system's "
+                + "roots on Linux only: give the roots (Session.Configuration.trustRoots = .only(...))"
+        }
         if !trustClients.readsChains {
             return "revocation is checked on the server's chain, which a second connection to the server reads, "
                 + "and the transport's connections go through a proxy"

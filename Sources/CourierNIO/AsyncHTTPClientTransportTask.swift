@@ -530,8 +530,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         diagnoses.problem(
             host: policy.host,
             port: head.url.port ?? 443,
-            tls: tlsConfiguration,
-            policy: ObjectIdentifier(policy)
+            tls: tlsConfiguration
         ).whenSuccess { [self] problem in
             complete(
                 with: Self.carrying(

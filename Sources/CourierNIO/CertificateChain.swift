@@ -33,13 +33,31 @@ struct CertificateChain: Sendable {
 
     /// The roots the handshake trusted; `nil` when it checked no chain.
     let roots: CertificateStore?
+    /// Whether ``roots`` holds every root the handshake trusted: not on Apple platforms when the
+    /// system's are among them, which swift-certificates reads on Linux only.
+    let knowsRoots: Bool
+
+    /// Whether swift-certificates can read every root a connection made with `tls` trusts: not
+    /// the system's on Apple platforms.
+    static func knowsRoots(of tls: TLSConfiguration) -> Bool {
+        #if os(Linux)
+        return true
+        #else
+        switch tls.trustRoots {
+        case .none, .default: return tls.certificateVerification == .none
+        case .file, .certificates: return true
+        }
+        #endif
+    }
 
     /// How a connection made with `tls` was checked.
     init(tls: TLSConfiguration) {
         guard tls.certificateVerification != .none else {
             roots = nil
+            knowsRoots = true
             return
         }
+        knowsRoots = Self.knowsRoots(of: tls)
         var store: CertificateStore
         switch tls.trustRoots {
         case .none, .default: store = CertificateStore.systemTrustRoots
@@ -61,6 +79,9 @@ struct CertificateChain: Sendable {
         let certificates: [TLSCertificate]
         /// The same certificates, parsed; empty when the server's certificate could not be.
         let parsed: [Certificate]
+        /// Whether the chain was rebuilt: `false` when only the server's certificate is known
+        /// (then an intermediate may be missing from it unseen).
+        let isRebuilt: Bool
     }
 
     /// The chain from `leaf` through `presented` (as the server sent them, its own first), leaf
@@ -72,9 +93,9 @@ struct CertificateChain: Sendable {
     /// ``chain(from:presented:)``, with the certificates parsed.
     func rebuild(from leaf: TLSCertificate, presented: [NIOSSLCertificate]) async -> Rebuilt {
         guard let first = try? Certificate(derEncoded: leaf.derEncoded) else {
-            return Rebuilt(certificates: [leaf], parsed: [])
+            return Rebuilt(certificates: [leaf], parsed: [], isRebuilt: false)
         }
-        let alone = Rebuilt(certificates: [leaf], parsed: [first])
+        let alone = Rebuilt(certificates: [leaf], parsed: [first], isRebuilt: false)
         let candidates = presented.prefix(Self.maximumCandidates).compactMap(Self.certificate).filter { $0 != first }
         let linked = Self.linked(from: first, through: candidates)
         let chain: [Certificate]
@@ -99,7 +120,7 @@ struct CertificateChain: Sendable {
             else { return alone }
             certificates.append(encoded)
         }
-        return Rebuilt(certificates: certificates, parsed: chain)
+        return Rebuilt(certificates: certificates, parsed: chain, isRebuilt: true)
     }
 
     /// `leaf`, then each candidate whose key signed the certificate before it, while one does and

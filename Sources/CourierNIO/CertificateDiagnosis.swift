@@ -27,7 +27,7 @@ enum CertificateDiagnosis {
         return "\(failure)".contains("CERTIFICATE_VERIFY_FAILED")
     }
 
-    /// One diagnosis per server and policy at a time, its answer kept for a few seconds: every
+    /// One diagnosis per server and TLS settings at a time, its answer kept for a few seconds: every
     /// request queued on a refused connection fails at once with the same error, and each would
     /// otherwise open a connection of its own.
     final class Cache: Sendable {
@@ -36,10 +36,22 @@ enum CertificateDiagnosis {
             let madeAt: NIODeadline
         }
 
+        /// By the TLS settings, which decide what the server shows and what the diagnosis checks
+        /// it against (not by the policy object, whose address a later one may take).
         private struct Key: Hashable {
             let host: String
             let port: Int
-            let policy: ObjectIdentifier
+            let tls: TLSConfiguration
+
+            static func == (left: Key, right: Key) -> Bool {
+                left.host == right.host && left.port == right.port && left.tls.bestEffortEquals(right.tls)
+            }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(host)
+                hasher.combine(port)
+                tls.bestEffortHash(into: &hasher)
+            }
         }
 
         private static let lifetime = TimeAmount.seconds(10)
@@ -52,15 +64,9 @@ enum CertificateDiagnosis {
         }
 
         /// What is wrong with the certificate of the server at `host` (normalised: no brackets)
-        /// and `port` under `tls`, the settings of the policy `policy` names; ``generalProblem``
-        /// when it cannot be read.
-        func problem(
-            host: String,
-            port: Int,
-            tls: TLSConfiguration,
-            policy: ObjectIdentifier
-        ) -> EventLoopFuture<String> {
-            let key = Key(host: host, port: port, policy: policy)
+        /// and `port` under `tls`, a policy's settings; ``generalProblem`` when it cannot be read.
+        func problem(host: String, port: Int, tls: TLSConfiguration) -> EventLoopFuture<String> {
+            let key = Key(host: host, port: port, tls: tls)
             let now = NIODeadline.now()
             let eventLoop = eventLoopGroup.any()
             return entries.withLockedValue { entries in
@@ -90,27 +96,85 @@ enum CertificateDiagnosis {
         } catch {
             return eventLoop.makeSucceededFuture(generalProblem)
         }
-        let roots = CertificateChain(tls: tls).roots
+        let chain = CertificateChain(tls: tls)
         return ServerCertificateProbe.presentedCertificates(host: host, port: port, context: context, on: eventLoop)
             .flatMap { presented in
                 let certificates = presented.prefix(CertificateChain.maximumCandidates).compactMap { certificate in
                     (try? certificate.toDERBytes()).flatMap { try? Certificate(derEncoded: $0) }
                 }
-                return eventLoop.makeFutureWithTask { await describe(certificates, roots: roots, now: now) }
+                return eventLoop.makeFutureWithTask {
+                    await describe(certificates, roots: chain.roots, knowsRoots: chain.knowsRoots, now: now)
+                }
             }
             .recover { _ in generalProblem }
     }
 
     /// What is wrong with the chain `presented` (the server's certificate first), which a
     /// handshake under `roots` refused: a certificate of it out of its dates (the server's own, or
-    /// one it is issued through), a self-signed one, a root the session does not trust, an
-    /// intermediate the server did not send, or what swift-certificates' checks refuse.
-    static func describe(_ presented: [Certificate], roots: CertificateStore?, now: Date) async -> String {
+    /// one it is issued through), a critical extension no check understands, a self-signed one, a
+    /// root the session does not trust, an intermediate the server did not send or sent with
+    /// another key, or what swift-certificates' RFC 5280 checks refuse. Without `knowsRoots` (the
+    /// system's roots on Apple platforms, which swift-certificates does not read) only what needs
+    /// no roots is said.
+    static func describe(
+        _ presented: [Certificate],
+        roots: CertificateStore?,
+        knowsRoots: Bool = true,
+        now: Date
+    ) async -> String {
         guard let leaf = presented.first else { return generalProblem }
-        let linked = CertificateChain.linked(from: leaf, through: Array(presented.dropFirst()), now: now)
+        let others = Array(presented.dropFirst())
+        let linked = CertificateChain.linked(from: leaf, through: others, now: now)
+        if let roots, knowsRoots {
+            var verifier = Verifier(rootCertificates: roots) {
+                RFC5280Policy()
+                ServerAuthenticationPolicy()
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(linked.dropFirst())) {
+            case .validCertificate:
+                // BoringSSL refused what swift-certificates accepts: nothing more precise to say.
+                return generalProblem
+            case .couldNotValidate(let failures):
+                // A path to a trusted root that fails a check: name the certificate at fault.
+                if let failure = failures.first {
+                    let path = Array(failure.chain)
+                    if let dates = datesProblem(in: path, now: now) { return dates }
+                    let root = path.last.map { name($0.subject) } ?? "a root"
+                    return "its chain to \(root) is refused: \(clean("\(failure.policyFailureReason)"))"
+                }
+            }
+        }
+        if let dates = datesProblem(in: linked, now: now) { return dates }
+        let understood = Set(
+            RFC5280Policy().verifyingCriticalExtensions + ServerAuthenticationPolicy().verifyingCriticalExtensions
+        )
+        for certificate in linked {
+            if let unknown = certificate.extensions.first(where: { $0.critical && !understood.contains($0.oid) }) {
+                return
+                    "\(name(certificate.subject)) has a critical extension no check here understands (\(unknown.oid))"
+            }
+        }
+        if linked.count == 1, leaf.issuer == leaf.subject {
+            return "its certificate is self-signed and not among the roots the session trusts"
+        }
+        guard roots != nil, knowsRoots, let top = linked.last else { return generalProblem }
+        if top.issuer == top.subject {
+            return "its chain leads to \(name(top.subject)), which is not among the roots the session trusts"
+        }
+        if others.contains(where: { $0.subject == top.issuer }) {
+            return "the server sent a certificate for \(name(top.issuer)), but not the one that issued "
+                + "\(name(top.subject)) (another key), and \(name(top.issuer)) is not among the roots the session trusts"
+        }
+        return "its chain leads to \(name(top.issuer)), which is not among the roots the session trusts, and whose "
+            + "certificate the server did not send (as it must if that is an intermediate)"
+    }
+
+    /// The first certificate of `chain` (the server's first) out of its dates, said so.
+    private static func datesProblem(in chain: [Certificate], now: Date) -> String? {
         let format = ISO8601DateFormatter()
-        for (index, certificate) in linked.enumerated() {
-            let whose = index == 0 ? "its certificate" : "the certificate it is issued through, \(certificate.subject),"
+        for (index, certificate) in chain.enumerated() {
+            let whose =
+                index == 0 ? "its certificate" : "the certificate it is issued through, \(name(certificate.subject)),"
             if certificate.notValidAfter < now {
                 return "\(whose) expired on \(format.string(from: certificate.notValidAfter))"
             }
@@ -118,28 +182,21 @@ enum CertificateDiagnosis {
                 return "\(whose) is not valid before \(format.string(from: certificate.notValidBefore))"
             }
         }
-        if linked.count == 1, leaf.issuer == leaf.subject {
-            return "its certificate is self-signed and not among the roots the session trusts"
+        return nil
+    }
+
+    /// A name from a certificate, fit for a message: control characters replaced, at most 200
+    /// characters (a server chooses it).
+    static func name(_ name: DistinguishedName) -> String {
+        clean("\(name)")
+    }
+
+    /// `text` with its control characters replaced and cut to 200 characters.
+    private static func clean(_ text: String) -> String {
+        let scalars = text.unicodeScalars.prefix(200).map { scalar in
+            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                ? "?" : Character(scalar)
         }
-        guard let roots, let top = linked.last else { return generalProblem }
-        var verifier = Verifier(rootCertificates: roots) {
-            RFC5280Policy()
-            ServerAuthenticationPolicy()
-        }
-        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(linked.dropFirst())) {
-        case .validCertificate:
-            // BoringSSL refused what swift-certificates accepts: nothing more precise to say.
-            return generalProblem
-        case .couldNotValidate(let failures):
-            if let failure = failures.first {
-                let root = failure.chain.last.map { "\($0.subject)" } ?? "a root"
-                return "its chain to \(root) is refused: \(failure.policyFailureReason)"
-            }
-        }
-        if top.issuer == top.subject {
-            return "its chain leads to \(top.subject), which is not among the roots the session trusts"
-        }
-        return "its chain leads to \(top.issuer), which is not among the roots the session trusts, and whose "
-            + "certificate the server did not send (as it must if that is an intermediate)"
+        return String(scalars) + (text.unicodeScalars.count > 200 ? "…" : "")
     }
 }

@@ -9,21 +9,26 @@ import X509
 /// to ``maximumResponseSize``.
 ///
 /// The responder's address comes from a certificate a CA signed; it is still checked as any URL
-/// Courier sends to is (SwiftNIO traps on a port above 65535). Every failure is "terminal" for
-/// the policy, which runs in its hard mode: `RevocationCheck` decides what a failure means.
+/// Courier sends to is (SwiftNIO traps on a port above 65535). A failure is "terminal" for a policy
+/// that requires answers (it refuses the certificate) and "non-terminal" otherwise (the policy goes
+/// on to the next certificate).
 struct OCSPQuery: OCSPRequester {
     /// The largest answer read (real ones are a few KiB).
     static let maximumResponseSize = 64 * 1024
-    /// The longest one query may take (the policy cancels it at its own bound of 10 s too).
-    static let timeout = TimeAmount.seconds(10)
+    /// The longest one query may take, answer included. Shorter than the policy's bound for a
+    /// whole chain (10 s), so that a responder that does not answer (a tarpit named by the
+    /// server's certificate, say) leaves time to ask about the next certificate.
+    static let timeout = TimeAmount.seconds(4)
 
     let client: HTTPClient
+    /// Whether a responder that cannot be asked refuses the certificate.
+    let requiresAnswer: Bool
 
     func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
         do {
             return .response(try await answer(to: request, from: uri))
         } catch {
-            return .terminalError(error)
+            return requiresAnswer ? .terminalError(error) : .nonTerminalError(error)
         }
     }
 

@@ -10,16 +10,22 @@ import X509
 /// that names a responder is asked about (`OCSPQuery`), and each answer's signature, times and
 /// certificate are checked.
 ///
-/// What the server does cannot switch the check off. A chain that could not be rebuilt while the
-/// server's certificate names a responder is refused in every mode (the server answers the probe
-/// that reads its chain, and must not be able to dodge the check by answering it otherwise), and
-/// so is a chain that ends at a trusted certificate that is not self-signed while it names
-/// responders (its top could never be asked about). Without ``RevocationTrustEvaluator/Options/requirePositiveResponse``
-/// a responder that cannot be asked, or an answer that is not `good` or `revoked`, lets the server
-/// through, as does a certificate that names only a CRL; with it, each refuses the server.
+/// What the server does cannot switch the check off. A chain that could not be rebuilt is refused
+/// in every mode (the server answers the probe that reads its chain, and an intermediate it hides
+/// there could be revoked), and so is a chain that ends at a trusted certificate that is not
+/// self-signed while it names a responder (its top could never be asked about).
 ///
-/// Only final verdicts are kept (``lifetime``, by server certificate): every certificate answered
-/// `good`, or one revoked. Anything else is asked again by the next connection.
+/// Without ``RevocationTrustEvaluator/Options/requirePositiveResponse`` the policy runs in its soft
+/// mode: a responder that cannot be asked, or an answer that is not `good` or `revoked`, passes
+/// that certificate and the next one is asked, so only a revocation refuses; a certificate that
+/// names only a CRL goes unchecked. With it, the hard mode: the first certificate not known to be
+/// good refuses the server, as does one that names only a CRL.
+///
+/// Kept for ``lifetime`` by server certificate: revocations, and, in the hard mode, a chain whose
+/// every certificate was answered `good` (a soft pass may hide answers that could not be had, and
+/// is asked again by the next connection). Connections that check one server certificate at once
+/// share one check, on the chain the first of them rebuilt (another may rebuild it through other
+/// intermediates the server sent; all are tied to the same certificate by signatures).
 final class RevocationCheck: Sendable {
     static let lifetime = TimeAmount.minutes(10)
     static let maximumEntries = 256
@@ -35,7 +41,7 @@ final class RevocationCheck: Sendable {
 
     private let query: OCSPQuery
     /// Whether a certificate whose status is not known to be good refuses the server.
-    private let requiresAnswer: Bool
+    private var requiresAnswer: Bool { query.requiresAnswer }
     private let entries = NIOLockedValueBox([[UInt8]: Entry]())
     /// The checks under way, by server certificate: connections a pool opens at once to one
     /// server wait for one check rather than each asking the responders.
@@ -43,17 +49,15 @@ final class RevocationCheck: Sendable {
 
     /// A check asking over `client`, as `options` say (``RevocationTrustEvaluator/Options``).
     init(client: HTTPClient, options: RevocationTrustEvaluator.Options) {
-        query = OCSPQuery(client: client)
-        requiresAnswer = options.contains(.requirePositiveResponse)
+        query = OCSPQuery(client: client, requiresAnswer: options.contains(.requirePositiveResponse))
     }
 
-    /// Why the server must be refused, or `nil` when it may go on. `chain` is the server's
-    /// certificate and then each issuer (`[server]` alone when no chain was rebuilt; empty when
-    /// the server's certificate could not be read).
-    func problem(with chain: [Certificate], serverCertificate: [UInt8]) async -> String? {
-        if let entry = entries.withLockedValue({ $0[serverCertificate] }), .now() - entry.madeAt < Self.lifetime {
-            return entry.problem
+    /// Why the server must be refused, or `nil` when it may go on.
+    func problem(with chain: CertificateChain.Rebuilt, serverCertificate: [UInt8]) async -> String? {
+        let kept = entries.withLockedValue { entries -> Entry? in
+            entries[serverCertificate].flatMap { .now() - $0.madeAt < Self.lifetime ? $0 : nil }
         }
+        if let kept { return kept.problem }
         let (task, isOwn) = underWay.withLockedValue { underWay -> (Task<String?, Never>, Bool) in
             if let task = underWay[serverCertificate] { return (task, false) }
             let task = Task { await self.decide(chain, serverCertificate: serverCertificate) }
@@ -65,18 +69,17 @@ final class RevocationCheck: Sendable {
         return problem
     }
 
-    private func decide(_ chain: [Certificate], serverCertificate: [UInt8]) async -> String? {
+    private func decide(_ rebuilt: CertificateChain.Rebuilt, serverCertificate: [UInt8]) async -> String? {
         let now = NIODeadline.now()
+        let chain = rebuilt.parsed
         guard let leaf = chain.first, let top = chain.last else {
             return "its revocation could not be checked: its certificate could not be read"
         }
-        let names = chain.map(Self.revocationSources)
-        if chain.count == 1 {
-            if names[0].ocsp {
-                return "its revocation could not be checked: the certificate that issued it could not be found"
-            }
-            return requiresAnswer && names[0].crl ? Self.onlyCRL(leaf) : nil
+        guard rebuilt.isRebuilt else {
+            // Only the server's certificate is known: one it was issued through may be hidden.
+            return "its revocation could not be checked: the chain it was accepted through could not be rebuilt"
         }
+        let names = chain.map(Self.revocationSources)
         // The top's own issuer is not in the chain: only a root's status needs no asking.
         if top.issuer != top.subject, let topNames = names.last, topNames.ocsp || (requiresAnswer && topNames.crl) {
             return "its revocation cannot be checked: its chain ends at a trusted certificate that is not "
@@ -84,20 +87,21 @@ final class RevocationCheck: Sendable {
         }
         let below = zip(chain, names).dropLast()
         if requiresAnswer, let onlyCRL = below.first(where: { $0.1.crl && !$0.1.ocsp }) {
-            return Self.onlyCRL(onlyCRL.0)
+            return "its revocation could not be confirmed: \(onlyCRL.0.subject) names only a certificate "
+                + "revocation list, which Courier does not read"
         }
         guard below.contains(where: { $0.1.ocsp }) else { return nil }
-        // Always the hard mode, so that whatever is not a `good` answer comes back here to be
-        // told apart: a revocation, or an answer that could not be had.
         let query = self.query
         var verifier = Verifier(rootCertificates: CertificateStore([top])) {
             AcceptedChainPolicy(chain: chain)
-            OCSPVerifierPolicy(failureMode: .hard, requester: query)
+            OCSPVerifierPolicy(failureMode: query.requiresAnswer ? .hard : .soft, requester: query)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst().dropLast()))
         let problem: String?
         switch result {
         case .validCertificate:
+            // A soft pass may hide answers that could not be had: not kept.
+            guard requiresAnswer else { return nil }
             problem = nil
         case .couldNotValidate(let failures):
             let reasons = failures.map { "\($0.policyFailureReason)" }
@@ -106,7 +110,8 @@ final class RevocationCheck: Sendable {
             } else if requiresAnswer {
                 return "its revocation status could not be confirmed (\(reasons.first ?? "no answer"))"
             } else {
-                // A best attempt: let it through, and ask again next time.
+                // Not a revocation (a root that names a responder, which the policy refuses in
+                // either mode): a best attempt lets it through, and asks again next time.
                 return nil
             }
         }
@@ -118,11 +123,6 @@ final class RevocationCheck: Sendable {
             entries[serverCertificate] = Entry(problem: problem, madeAt: now)
         }
         return problem
-    }
-
-    private static func onlyCRL(_ certificate: Certificate) -> String {
-        "its revocation could not be confirmed: \(certificate.subject) names only a certificate revocation list, "
-            + "which Courier does not read"
     }
 
     /// Whether `certificate` names an OCSP responder, and a CRL.

@@ -91,7 +91,7 @@ extension ServerTrustClients {
                     }
                     if let revocation,
                         let problem = await revocation.problem(
-                            with: rebuilt.parsed,
+                            with: rebuilt,
                             serverCertificate: shown.derEncoded
                         )
                     {

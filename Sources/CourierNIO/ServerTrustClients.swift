@@ -107,6 +107,32 @@ final class ServerTrustClients: Sendable {
         for client in clients { await Self.shutDown(client) }
     }
 
+    /// The configuration of the client OCSP queries go out on: no redirects, no tracing, a
+    /// refused connection reported at once, through `proxy`.
+    static func ocspConfiguration(proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: OCSPQuery.timeout, read: OCSPQuery.timeout)
+        )
+        configuration.proxy = proxy
+        configuration.tracing.tracer = nil
+        // A responder that refuses is the answer, not something to wait out with backoffs.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// Whether a chain rebuilt for `policy` can be checked against every root its handshake
+    /// trusts (see `CertificateChain.knowsRoots`).
+    func knowsRoots(for policy: ServerTrustPolicy) -> Bool {
+        guard
+            let tls = try? Self.tlsConfiguration(
+                for: policy,
+                base: configuration.tlsConfiguration ?? .makeClientConfiguration()
+            )
+        else { return true }
+        return CertificateChain.knowsRoots(of: tls)
+    }
+
     /// Whether the policies' connections go straight to servers, so that a second connection can
     /// read what a server presents (its chain): not through a proxy.
     var readsChains: Bool { probes != nil }
@@ -117,14 +143,7 @@ final class ServerTrustClients: Sendable {
         ocspClient.withLockedValue { client in
             if let client { return client }
             if isShutDown.withLockedValue({ $0 }) { return nil }
-            var configuration = HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(10), read: .seconds(10))
-            )
-            configuration.proxy = self.configuration.proxy
-            configuration.tracing.tracer = nil
-            // A responder that refuses is the answer, not something to wait out with backoffs.
-            configuration.connectionPool.retryConnectionEstablishment = false
+            let configuration = Self.ocspConfiguration(proxy: self.configuration.proxy)
             let made = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
             client = made
             return made

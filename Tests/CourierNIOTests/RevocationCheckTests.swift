@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Courier
 import CourierTestServer
+import CourierTestSupport
 import Crypto
 import Foundation
 import NIOPosix
@@ -55,11 +56,20 @@ import X509
         )
     }
 
+    /// `chain` as `CertificateChain` hands it over; `isRebuilt: false` for a chain it could not
+    /// rebuild, which holds the server's certificate alone.
+    private static func rebuilt(_ chain: [Certificate], isRebuilt: Bool = true) -> CertificateChain.Rebuilt {
+        CertificateChain.Rebuilt(certificates: [], parsed: chain, isRebuilt: isRebuilt)
+    }
+
     private static func withCheck(
         _ options: RevocationTrustEvaluator.Options,
         _ body: (RevocationCheck) async throws -> Void
     ) async throws {
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: ServerTrustClients.ocspConfiguration(proxy: nil)
+        )
         try await body(RevocationCheck(client: client, options: options))
         try await client.shutdown()
     }
@@ -76,31 +86,64 @@ import X509
             ]
             try await Self.withCheck([.ocsp, .requirePositiveResponse]) { check in
                 let problems = await withTaskGroup(of: String?.self) { group in
-                    for _ in 0..<4 { group.addTask { await check.problem(with: chain, serverCertificate: [7]) } }
+                    for _ in 0..<4 {
+                        group.addTask { await check.problem(with: Self.rebuilt(chain), serverCertificate: [7]) }
+                    }
                     return await group.reduce(into: [String?]()) { $0.append($1) }
                 }
                 #expect(problems == [nil, nil, nil, nil])
                 #expect(ocsp.attempts(forKey: "ocsp") == 1)
                 // Kept: asked again, the responder is not.
-                #expect(await check.problem(with: chain, serverCertificate: [7]) == nil)
+                #expect(await check.problem(with: Self.rebuilt(chain), serverCertificate: [7]) == nil)
                 #expect(ocsp.attempts(forKey: "ocsp") == 1)
             }
         }
     }
 
-    @Test func aServerThatHidesItsIssuerIsRefusedEvenInABestAttempt() async throws {
+    /// A chain the transport could not rebuild (the server answered the probe otherwise, say) is
+    /// refused in a best attempt too, whether or not the server's certificate names a responder:
+    /// a certificate it was issued through may be hidden there, and revoked.
+    @Test func aServerThatHidesItsChainIsRefusedEvenInABestAttempt() async throws {
         let rootKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let leaf = try Self.certificate(
+        let naming = try Self.certificate(
             "leaf",
             issuer: ("root", rootKey),
             key: .init(P256.Signing.PrivateKey()),
             ocsp: true
         )
+        let silent = try Self.certificate("leaf", issuer: ("root", rootKey), key: .init(P256.Signing.PrivateKey()))
         try await Self.withCheck(.any) { check in
-            let problem = await check.problem(with: [leaf], serverCertificate: [1])
-            #expect(problem?.contains("could not be found") == true, "\(String(describing: problem))")
-            let unread = await check.problem(with: [], serverCertificate: [2])
+            for (leaf, key) in [(naming, UInt8(1)), (silent, 2)] {
+                let problem = await check.problem(
+                    with: Self.rebuilt([leaf], isRebuilt: false),
+                    serverCertificate: [key]
+                )
+                #expect(problem?.contains("could not be rebuilt") == true, "\(String(describing: problem))")
+            }
+            let unread = await check.problem(with: Self.rebuilt([], isRebuilt: false), serverCertificate: [3])
             #expect(unread?.contains("could not be read") == true)
+        }
+    }
+
+    /// In a best attempt, a responder that cannot be reached passes its certificate and the next
+    /// one is asked: a revoked intermediate is found behind a server certificate whose responder
+    /// is down.
+    @Test func aBestAttemptAsksPastAResponderThatIsDown() async throws {
+        let root = try TestCertificateAuthority()
+        let responder = TestCertificateAuthority.OCSPResponder(authority: root)
+        let closed = try ClosedPort()
+        try await TestServer.withRunningServer(configuration: .init { $0.ocspResponder = responder }) { ocsp in
+            let intermediate = try root.intermediate(ocspResponder: ocsp.url("/ocsp"))
+            try responder.revoke(intermediate)
+            let issued = try intermediate.issue(ocspResponder: URL(string: "http://127.0.0.1:\(closed.port)/ocsp"))
+            let chain = try [issued.certificatePEM, intermediate.certificatePEM, root.certificatePEM].map {
+                try Certificate(pemEncoded: $0)
+            }
+            try await Self.withCheck(.any) { check in
+                let problem = await check.problem(with: Self.rebuilt(chain), serverCertificate: [1])
+                #expect(problem?.contains("has been revoked") == true, "\(String(describing: problem))")
+            }
+            #expect(ocsp.attempts(forKey: "ocsp") == 1)
         }
     }
 
@@ -119,7 +162,7 @@ import X509
             key: .init(P256.Signing.PrivateKey())
         )
         try await Self.withCheck(.any) { check in
-            let problem = await check.problem(with: [leaf, intermediate], serverCertificate: [1])
+            let problem = await check.problem(with: Self.rebuilt([leaf, intermediate]), serverCertificate: [1])
             #expect(problem?.contains("not self-signed") == true, "\(String(describing: problem))")
         }
     }
@@ -135,17 +178,16 @@ import X509
         )
         let plain = try Self.certificate("plain", issuer: ("root", rootKey), key: .init(P256.Signing.PrivateKey()))
         try await Self.withCheck(.any) { check in
-            #expect(await check.problem(with: [leaf, root], serverCertificate: [1]) == nil)
-            #expect(await check.problem(with: [leaf], serverCertificate: [2]) == nil)
+            #expect(await check.problem(with: Self.rebuilt([leaf, root]), serverCertificate: [1]) == nil)
         }
         try await Self.withCheck([.ocsp, .requirePositiveResponse]) { check in
-            let problem = await check.problem(with: [leaf, root], serverCertificate: [1])
+            let problem = await check.problem(with: Self.rebuilt([leaf, root]), serverCertificate: [1])
             #expect(
                 problem?.contains("names only a certificate revocation list") == true,
                 "\(String(describing: problem))"
             )
             // Nothing named, nothing to ask.
-            #expect(await check.problem(with: [plain, root], serverCertificate: [3]) == nil)
+            #expect(await check.problem(with: Self.rebuilt([plain, root]), serverCertificate: [3]) == nil)
         }
     }
 }

@@ -34,7 +34,16 @@ extension TestCertificateAuthority {
 
         /// From now on, answers that `issued` is revoked (since a minute ago, key compromised).
         public func revoke(_ issued: Issued) throws {
-            let certificate = try Certificate(pemEncoded: issued.certificatePEM)
+            try revoke(certificatePEM: issued.certificatePEM)
+        }
+
+        /// From now on, answers that `intermediate` (an authority this one issued) is revoked.
+        public func revoke(_ intermediate: TestCertificateAuthority) throws {
+            try revoke(certificatePEM: intermediate.certificatePEM)
+        }
+
+        private func revoke(certificatePEM: String) throws {
+            let certificate = try Certificate(pemEncoded: certificatePEM)
             revoked.withLockedValue { _ = $0.insert(Self.magnitude(certificate.serialNumber.bytes)) }
         }
 

@@ -59,10 +59,12 @@ public struct TestCertificateAuthority: Sendable {
 
     /// An intermediate authority signed by this one: its certificates then carry it in their chain.
     /// Its certificate is valid over `validity` (by default from a day ago for five years; give a
-    /// past range for an expired one).
+    /// past range for an expired one), and names `ocspResponder`, if given, as where to ask
+    /// whether it was revoked.
     public func intermediate(
         name: String = "Courier Test Intermediate CA",
-        validity: ClosedRange<Date>? = nil
+        validity: ClosedRange<Date>? = nil,
+        ocspResponder: URL? = nil
     ) throws -> TestCertificateAuthority {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let issued = try Self.sign(
@@ -71,7 +73,7 @@ public struct TestCertificateAuthority: Sendable {
             validity: validity ?? Self.fromYesterday(years: 5),
             issuer: certificate.subject,
             issuerKey: self.key,
-            extensions: Self.authorityExtensions(maxPathLength: 0)
+            extensions: Self.authorityExtensions(maxPathLength: 0, ocspResponder: ocspResponder)
         )
         let issuedPEM = try issued.serializeAsPEM().pemString + "\n"
         return TestCertificateAuthority(certificate: issued, key: key, chainAbovePEM: issuedPEM + chainAbovePEM)
@@ -141,10 +143,20 @@ public struct TestCertificateAuthority: Sendable {
         return (now - 86_400)...(now + years * 365 * 86_400)
     }
 
-    private static func authorityExtensions(maxPathLength: Int?) throws -> Certificate.Extensions {
+    private static func authorityExtensions(
+        maxPathLength: Int?,
+        ocspResponder: URL? = nil
+    ) throws
+        -> Certificate.Extensions
+    {
         try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: maxPathLength))
             Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            if let ocspResponder {
+                AuthorityInformationAccess([
+                    .init(method: .ocspServer, location: .uniformResourceIdentifier(ocspResponder.absoluteString))
+                ])
+            }
         }
     }
 

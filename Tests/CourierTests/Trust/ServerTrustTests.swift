@@ -205,6 +205,11 @@ import FoundationNetworking
             certificateChain: intermediate.server.certificatePEM,
             privateKey: intermediate.server.privateKeyPEM
         )
+        // An intermediate of the right name but another key.
+        let withAnotherIntermediate = TestServer.TLS(
+            certificateChain: intermediate.server.certificatePEM + (try root.intermediate().certificatePEM),
+            privateKey: intermediate.server.privateKeyPEM
+        )
         let cases: [(TestServer.TLS, TrustRoots, String)] = [
             (
                 withoutIntermediate, .only([rootCertificate]),
@@ -214,6 +219,10 @@ import FoundationNetworking
             (
                 expiredIntermediate.tls(), .only([rootCertificate]),
                 "the certificate it is issued through, CN=Lapsed Intermediate, expired on"
+            ),
+            (
+                withAnotherIntermediate, .only([rootCertificate]),
+                "the server sent a certificate for CN=Courier Test Intermediate CA, but not the one that issued CN=localhost"
             ),
             (
                 intermediate.tls(), .only([intermediate.stranger]),

@@ -9,22 +9,24 @@
 ///   ``CourierError/ServerTrustFailureReason/certificateRejected(host:problem:)``.
 /// - Without ``Options/requirePositiveResponse`` (a best attempt, as Apple's checks and
 ///   Alamofire's default make it), a responder that cannot be reached, or an answer that is
-///   neither `good` nor `revoked`, lets the server through, and so does a certificate that names
-///   only a CRL; with it, each refuses the server.
-/// - What the server controls cannot switch the check off: a chain that cannot be rebuilt while
-///   the server's certificate names a responder is refused in either mode, and so is a chain
-///   ending at a trusted certificate that is not self-signed and names a responder.
+///   neither `good` nor `revoked`, passes that certificate and the next one is still asked; a
+///   certificate that names only a CRL goes unchecked. With it, each refuses the server (so do
+///   chains whose intermediates name only CRLs, as Let's Encrypt's do).
+/// - What the server controls cannot switch the check off: a chain that cannot be rebuilt (the
+///   server showed the second connection something else, say) is refused in either mode, and so
+///   is a chain ending at a trusted certificate that is not self-signed and names a responder.
 /// - A certificate that names neither a responder nor a CRL has nothing to check.
-/// - `good` answers and revocations are kept ten minutes per server certificate; anything else
-///   is asked again by the next connection.
+/// - Revocations, and with ``Options/requirePositiveResponse`` all-`good` answers, are kept ten
+///   minutes per server certificate; connections checking one certificate at once share one
+///   check. Each responder gets 4 s, the whole chain 10 s.
 ///
 /// What Courier cannot honour fails the request at once with
 /// ``CourierError/ServerTrustFailureReason/unsupported(host:reason:)``, never checked more
 /// loosely: CRLs (``Options/crl`` without ``Options/ocsp``), ``Options/networkAccessDisabled``
 /// (Courier keeps no answers across runs), a chain the handshake does not validate, a transport
-/// whose connections go through a proxy (the chain is read with a second connection), and every
-/// request over URLSession on Linux (FoundationNetworking has no trust API) and, for now, on
-/// Apple platforms.
+/// whose connections go through a proxy (the chain is read with a second connection), the system's
+/// roots on Apple platforms (swift-certificates reads them on Linux only), and every request over
+/// URLSession on Linux (FoundationNetworking has no trust API) and, for now, on Apple platforms.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// How revocation is checked: Alamofire's names for Apple's revocation policy flags.
     public struct Options: OptionSet, Sendable, Hashable {
