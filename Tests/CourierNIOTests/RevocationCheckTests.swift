@@ -134,7 +134,7 @@ import X509
         let closed = try ClosedPort()
         try await TestServer.withRunningServer(configuration: .init { $0.ocspResponder = responder }) { ocsp in
             let intermediate = try root.intermediate(ocspResponder: ocsp.url("/ocsp"))
-            try responder.revoke(intermediate)
+            try responder.revoke(authority: intermediate)
             let issued = try intermediate.issue(ocspResponder: URL(string: "http://127.0.0.1:\(closed.port)/ocsp"))
             let chain = try [issued.certificatePEM, intermediate.certificatePEM, root.certificatePEM].map {
                 try Certificate(pemEncoded: $0)

@@ -37,9 +37,10 @@ extension TestCertificateAuthority {
             try revoke(certificatePEM: issued.certificatePEM)
         }
 
-        /// From now on, answers that `intermediate` (an authority this one issued) is revoked.
-        public func revoke(_ intermediate: TestCertificateAuthority) throws {
-            try revoke(certificatePEM: intermediate.certificatePEM)
+        /// From now on, answers that `authority`'s certificate (an intermediate this one issued)
+        /// is revoked.
+        public func revoke(authority: TestCertificateAuthority) throws {
+            try revoke(certificatePEM: authority.certificatePEM)
         }
 
         private func revoke(certificatePEM: String) throws {
