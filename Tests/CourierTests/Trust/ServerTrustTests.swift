@@ -1,8 +1,8 @@
 import Courier
 import CourierNIO
 import CourierTestServer
+import CourierTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -372,7 +372,7 @@ import FoundationNetworking
             TLSCertificate(pemEncoded: root.certificatePEM),
         ]
         final class Recorder: ServerTrustEvaluating {
-            let shown = Mutex<[[TLSCertificate]]>([])
+            let shown = TestLock<[[TLSCertificate]]>([])
             func evaluate(_ trust: ServerTrust) throws { shown.withLock { $0.append(trust.certificates) } }
         }
         let recorder = Recorder()

@@ -1,7 +1,6 @@
 import Courier
 import CourierTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Custom requests answered and cancelled at random moments from several threads, thousands of
@@ -20,7 +19,7 @@ import Testing
         let handlerQueue = DispatchQueue(label: "test.race.handlers")
         let runs = 3_000
         var random = SplitMix64(seed: 0x5EED_C0DE)
-        let outcomes = Mutex([Outcome](repeating: Outcome(), count: runs))
+        let outcomes = TestLock([Outcome](repeating: Outcome(), count: runs))
         let logs = (0..<runs).map { _ in DelegateLog() }
         let finished = Mailbox<Int>()
         for run in 0..<runs {
