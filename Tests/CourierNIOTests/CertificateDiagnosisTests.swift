@@ -9,21 +9,7 @@ import X509
 /// What a refused chain's diagnosis says of certificates no test authority issues: no socket.
 @Suite struct CertificateDiagnosisTests {
     private static func selfSigned(_ name: String, extensions: Certificate.Extensions = .init()) throws -> Certificate {
-        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let subject = try DistinguishedName { CommonName(name) }
-        let now = Date()
-        return try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 86_400,
-            issuer: subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: extensions,
-            issuerPrivateKey: key
-        )
+        try MadeCertificate.make(name, extensions: extensions)
     }
 
     /// A server chooses the names in its certificates: control characters never reach a message,

@@ -26,8 +26,6 @@ import X509
         ocsp: Bool = false,
         crl: Bool = false
     ) throws -> Certificate {
-        let name = try DistinguishedName { CommonName(subject) }
-        let issuerName = try issuer.map { issuer in try DistinguishedName { CommonName(issuer.name) } } ?? name
         var extensions = try Certificate.Extensions {
             if ocsp {
                 AuthorityInformationAccess([
@@ -41,19 +39,7 @@ import X509
                 Certificate.Extension(oid: crlDistributionPoints, critical: false, value: [0x30, 0x00])
             )
         }
-        let now = Date()
-        return try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 86_400,
-            issuer: issuerName,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: extensions,
-            issuerPrivateKey: issuer?.key ?? key
-        )
+        return try MadeCertificate.make(subject, key: key, issuer: issuer, extensions: extensions)
     }
 
     /// `chain` as `CertificateChain` hands it over; `isRebuilt: false` for a chain it could not
