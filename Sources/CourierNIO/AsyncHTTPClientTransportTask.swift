@@ -502,12 +502,24 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         }
     }
 
-    /// Completes with `error` as a `URLError`. A chain refused under the session's trust settings
-    /// is looked at again first (`CertificateDiagnosis`), once, to say why.
+    /// Completes with `error` as a `URLError`. Under the session's trust settings, a refused chain,
+    /// or a connection the server closed before answering, is looked at again first
+    /// (`CertificateDiagnosis`), once, to say why: which certificate of the chain is at fault, or
+    /// that the server refused the client certificate (under TLS 1.3 its alert comes after the
+    /// client's side of the handshake, and reaches AsyncHTTPClient as the connection closing).
     fileprivate func fail(with error: any Error) {
-        guard let head, let policy = head.serverTrustPolicy, let diagnoses, let tlsConfiguration,
-            CertificateDiagnosis.applies(to: error)
-        else {
+        enum Diagnosis { case chain, clientCertificate }
+        let diagnosis: Diagnosis?
+        if CertificateDiagnosis.applies(to: error) {
+            diagnosis = .chain
+        } else if Self.urlError(for: error).code == .networkConnectionLost,
+            state.withLockedValue({ $0.statusCode == nil })
+        {
+            diagnosis = .clientCertificate
+        } else {
+            diagnosis = nil
+        }
+        guard let head, let policy = head.serverTrustPolicy, let diagnoses, let tlsConfiguration, let diagnosis else {
             complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))
             return
         }
@@ -527,17 +539,33 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return
         case .diagnose: break
         }
-        diagnoses.problem(
-            host: policy.host,
-            port: head.url.port ?? 443,
-            tls: tlsConfiguration
-        ).whenSuccess { [self] problem in
-            complete(
-                with: Self.carrying(
-                    .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),
-                    as: .serverCertificateUntrusted
+        let port = head.url.port ?? 443
+        switch diagnosis {
+        case .chain:
+            diagnoses.problem(host: policy.host, port: port, tls: tlsConfiguration).whenSuccess { [self] problem in
+                complete(
+                    with: Self.carrying(
+                        .serverTrustEvaluationFailed(reason: .certificateRejected(host: policy.host, problem: problem)),
+                        as: .serverCertificateUntrusted
+                    )
                 )
-            )
+            }
+        case .clientCertificate:
+            diagnoses.clientCertificateProblem(host: policy.host, port: port, tls: tlsConfiguration).whenSuccess {
+                [self] problem in
+                guard let problem else {
+                    complete(with: Self.urlError(for: error, trustPolicy: policy))
+                    return
+                }
+                complete(
+                    with: Self.carrying(
+                        .serverTrustEvaluationFailed(
+                            reason: .clientCertificateRefused(host: policy.host, problem: problem)
+                        ),
+                        as: .clientCertificateRejected
+                    )
+                )
+            }
         }
     }
 
@@ -574,18 +602,10 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     static func urlError(for error: any Error, trustPolicy: ServerTrustPolicy?) -> URLError {
         if let error = error as? CourierError { return carrying(error, as: .serverCertificateUntrusted) }
         guard let policy = trustPolicy else { return urlError(for: error) }
-        let text = "\(error)"
-        // A server asks for a missing certificate with `certificate_required`; the other alerts
-        // are about a certificate the client showed, so they mean that only when it showed one.
-        let aboutShownCertificate =
-            policy.clientCertificate != nil
-            && (text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
-                || text.contains("ALERT_CERTIFICATE_UNKNOWN"))
-        if text.contains("ALERT_CERTIFICATE_REQUIRED") || aboutShownCertificate {
-            let problem =
-                policy.clientCertificate == nil
-                ? "the server requires a client certificate, and the session has none (Session.Configuration.clientCertificate)"
-                : "the server does not accept the session's client certificate"
+        if let problem = CertificateDiagnosis.clientCertificateProblem(
+            in: "\(error)",
+            showsCertificate: policy.clientCertificate != nil
+        ) {
             return carrying(
                 .serverTrustEvaluationFailed(reason: .clientCertificateRefused(host: policy.host, problem: problem)),
                 as: .clientCertificateRejected

@@ -58,6 +58,9 @@ enum CertificateDiagnosis {
         private static let maximumEntries = 64
         private let eventLoopGroup: any EventLoopGroup
         private let entries = NIOLockedValueBox([Key: Entry]())
+        private let clientCertificateEntries = NIOLockedValueBox(
+            [Key: (problem: EventLoopFuture<String?>, madeAt: NIODeadline)]()
+        )
 
         init(eventLoopGroup: any EventLoopGroup) {
             self.eventLoopGroup = eventLoopGroup
@@ -74,6 +77,25 @@ enum CertificateDiagnosis {
                 entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
                 let problem = CertificateDiagnosis.problem(host: host, port: port, tls: tls, on: eventLoop)
                 if entries.count < Self.maximumEntries { entries[key] = Entry(problem: problem, madeAt: now) }
+                return problem
+            }
+        }
+        /// What the server at `host` and `port` says of the client certificate (or its absence)
+        /// of a connection made with `tls`; `nil` when it says nothing against it.
+        func clientCertificateProblem(host: String, port: Int, tls: TLSConfiguration) -> EventLoopFuture<String?> {
+            let key = Key(host: host, port: port, tls: tls)
+            let now = NIODeadline.now()
+            let eventLoop = eventLoopGroup.any()
+            return clientCertificateEntries.withLockedValue { entries in
+                if let entry = entries[key], now - entry.madeAt < Self.lifetime { return entry.problem }
+                entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
+                let problem = CertificateDiagnosis.clientCertificateProblem(
+                    host: host,
+                    port: port,
+                    tls: tls,
+                    on: eventLoop
+                )
+                if entries.count < Self.maximumEntries { entries[key] = (problem, now) }
                 return problem
             }
         }
@@ -107,6 +129,35 @@ enum CertificateDiagnosis {
                 }
             }
             .recover { _ in generalProblem }
+    }
+
+    /// What the server at `host`:`port` says of the client certificate of a connection made with
+    /// `tls` (all its settings: its roots, and its client certificate if it has one), within a
+    /// second of the handshake; `nil` when it says nothing against it.
+    static func clientCertificateProblem(
+        host: String,
+        port: Int,
+        tls: TLSConfiguration,
+        on eventLoop: any EventLoop
+    ) -> EventLoopFuture<String?> {
+        let showsCertificate = !tls.certificateChain.isEmpty
+        return ServerCertificateProbe.alertAfterHandshake(host: host, port: port, configuration: tls, on: eventLoop)
+            .map { alert in alert.flatMap { clientCertificateProblem(in: $0, showsCertificate: showsCertificate) } }
+            .recover { _ in nil }
+    }
+
+    /// What a TLS failure's `text` says of the client certificate, or `nil`: a server asks for a
+    /// missing certificate with `certificate_required`; the other alerts are about a certificate
+    /// the client showed, so they mean that only when it showed one.
+    static func clientCertificateProblem(in text: String, showsCertificate: Bool) -> String? {
+        let aboutShownCertificate =
+            showsCertificate
+            && (text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+                || text.contains("ALERT_CERTIFICATE_UNKNOWN"))
+        guard text.contains("ALERT_CERTIFICATE_REQUIRED") || aboutShownCertificate else { return nil }
+        return showsCertificate
+            ? "the server does not accept the session's client certificate"
+            : "the server requires a client certificate, and the session has none (Session.Configuration.clientCertificate)"
     }
 
     /// What is wrong with the chain `presented` (the server's certificate first), which a

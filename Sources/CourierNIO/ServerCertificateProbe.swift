@@ -58,6 +58,58 @@ enum ServerCertificateProbe {
         }
     }
 
+    /// What the server at `host` and `port` says once a handshake made with `configuration` is
+    /// done: the error its alert raised within `wait` (under TLS 1.3 a server refuses a client
+    /// certificate, or its absence, only after the client's side of the handshake), or `nil` if it
+    /// said nothing. An error if no handshake got that far within ``timeout``.
+    static func alertAfterHandshake(
+        host: String,
+        port: Int,
+        configuration: TLSConfiguration,
+        on eventLoop: any EventLoop,
+        wait: TimeAmount = .seconds(1)
+    ) -> EventLoopFuture<String?> {
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
+            return eventLoop.makeFailedFuture(ChannelError.badInterfaceAddressFamily)
+        }
+        let serverName = isIPAddress(host) ? nil : host
+        let connection =
+            bootstrap
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let watcher = AlertWatcher(promise: channel.eventLoop.makePromise(), wait: wait)
+                    try channel.pipeline.syncOperations.addHandler(watcher)
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: serverName),
+                        position: .first
+                    )
+                }
+            }
+            .connect(host: host, port: port)
+        let alert = connection.flatMap { channel -> EventLoopFuture<String?> in
+            do {
+                return try channel.pipeline.syncOperations.handler(type: AlertWatcher.self).promise.futureResult
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
+        let answer = eventLoop.makePromise(of: String?.self)
+        answer.completeWith(alert)
+        let deadline = eventLoop.scheduleTask(in: timeout + wait) { answer.fail(ChannelError.connectTimeout(timeout)) }
+        answer.futureResult.whenComplete { _ in
+            deadline.cancel()
+            connection.whenSuccess { $0.close(promise: nil) }
+        }
+        return answer.futureResult
+    }
+
     private static func presentedCertificates(
         serverName: String?,
         context: NIOSSLContext,
@@ -196,6 +248,39 @@ enum ServerCertificateProbe {
         var v4 = in_addr()
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// Hands over the first error the connection raises once its handshake is done, or `nil`
+    /// after `wait` without one (or when the connection ends quietly); a failure before the
+    /// handshake is done fails it. Confined to its channel's event loop.
+    private final class AlertWatcher: ChannelInboundHandler {
+        typealias InboundIn = NIOAny
+        let promise: EventLoopPromise<String?>
+        private let wait: TimeAmount
+        private var isHandshakeDone = false
+
+        init(promise: EventLoopPromise<String?>, wait: TimeAmount) {
+            self.promise = promise
+            self.wait = wait
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted = event as? TLSUserEvent {
+                isHandshakeDone = true
+                let promise = self.promise
+                context.eventLoop.scheduleTask(in: wait) { promise.succeed(nil) }
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if isHandshakeDone { promise.succeed("\(error)") } else { promise.fail(error) }
+            context.close(promise: nil)
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            if isHandshakeDone { promise.succeed(nil) } else { promise.fail(ChannelError.eof) }
+        }
     }
 
     /// Keeps what one connection's verification callback saw, and hands it over when the
