@@ -80,6 +80,7 @@ enum CertificateDiagnosis {
                 return problem
             }
         }
+
         /// What the server at `host` and `port` says of the client certificate (or its absence)
         /// of a connection made with `tls`; `nil` when it says nothing against it.
         func clientCertificateProblem(host: String, port: Int, tls: TLSConfiguration) -> EventLoopFuture<String?> {
