@@ -88,8 +88,9 @@ public protocol ServerTrustEvaluating: Sendable {
     /// Checks the server once the handshake's checks passed; throws to refuse it (any error; a
     /// ``CourierError`` is reported as it is).
     ///
-    /// It runs on the transport's thread (an event loop, which serves other connections too)
-    /// while the connection waits: keep it quick, and never block or wait in it.
+    /// It runs on a thread the transport shares with other work (an event loop, or Swift's
+    /// cooperative pool once the chain has been rebuilt) while the connection waits: keep it
+    /// quick, and never block or wait in it.
     func evaluate(_ trust: ServerTrust) throws
 }
 
