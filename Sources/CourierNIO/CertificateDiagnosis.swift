@@ -32,22 +32,30 @@ enum CertificateDiagnosis {
     /// otherwise open a connection of its own.
     final class Cache: Sendable {
         private struct Entry {
-            let problem: EventLoopFuture<String>
+            let problem: EventLoopFuture<String?>
             let madeAt: NIODeadline
+        }
+
+        /// What is diagnosed: the server's chain, or the server's verdict on the client certificate.
+        private enum Kind: Hashable {
+            case chain, clientCertificate
         }
 
         /// By the TLS settings, which decide what the server shows and what the diagnosis checks
         /// it against (not by the policy object, whose address a later one may take).
         private struct Key: Hashable {
+            let kind: Kind
             let host: String
             let port: Int
             let tls: TLSConfiguration
 
             static func == (left: Key, right: Key) -> Bool {
-                left.host == right.host && left.port == right.port && left.tls.bestEffortEquals(right.tls)
+                left.kind == right.kind && left.host == right.host && left.port == right.port
+                    && left.tls.bestEffortEquals(right.tls)
             }
 
             func hash(into hasher: inout Hasher) {
+                hasher.combine(kind)
                 hasher.combine(host)
                 hasher.combine(port)
                 tls.bestEffortHash(into: &hasher)
@@ -58,9 +66,6 @@ enum CertificateDiagnosis {
         private static let maximumEntries = 64
         private let eventLoopGroup: any EventLoopGroup
         private let entries = NIOLockedValueBox([Key: Entry]())
-        private let clientCertificateEntries = NIOLockedValueBox(
-            [Key: (problem: EventLoopFuture<String?>, madeAt: NIODeadline)]()
-        )
 
         init(eventLoopGroup: any EventLoopGroup) {
             self.eventLoopGroup = eventLoopGroup
@@ -69,34 +74,31 @@ enum CertificateDiagnosis {
         /// What is wrong with the certificate of the server at `host` (normalised: no brackets)
         /// and `port` under `tls`, a policy's settings; ``generalProblem`` when it cannot be read.
         func problem(host: String, port: Int, tls: TLSConfiguration) -> EventLoopFuture<String> {
-            let key = Key(host: host, port: port, tls: tls)
-            let now = NIODeadline.now()
-            let eventLoop = eventLoopGroup.any()
-            return entries.withLockedValue { entries in
-                if let entry = entries[key], now - entry.madeAt < Self.lifetime { return entry.problem }
-                entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
-                let problem = CertificateDiagnosis.problem(host: host, port: port, tls: tls, on: eventLoop)
-                if entries.count < Self.maximumEntries { entries[key] = Entry(problem: problem, madeAt: now) }
-                return problem
-            }
+            diagnosis(Key(kind: .chain, host: host, port: port, tls: tls)) { eventLoop in
+                CertificateDiagnosis.problem(host: host, port: port, tls: tls, on: eventLoop).map { $0 }
+            }.map { $0 ?? generalProblem }
         }
 
         /// What the server at `host` and `port` says of the client certificate (or its absence)
         /// of a connection made with `tls`; `nil` when it says nothing against it.
         func clientCertificateProblem(host: String, port: Int, tls: TLSConfiguration) -> EventLoopFuture<String?> {
-            let key = Key(host: host, port: port, tls: tls)
+            diagnosis(Key(kind: .clientCertificate, host: host, port: port, tls: tls)) { eventLoop in
+                CertificateDiagnosis.clientCertificateProblem(host: host, port: port, tls: tls, on: eventLoop)
+            }
+        }
+
+        /// The diagnosis for `key` under way or kept, else one `make` starts.
+        private func diagnosis(
+            _ key: Key,
+            make: (any EventLoop) -> EventLoopFuture<String?>
+        ) -> EventLoopFuture<String?> {
             let now = NIODeadline.now()
             let eventLoop = eventLoopGroup.any()
-            return clientCertificateEntries.withLockedValue { entries in
+            return entries.withLockedValue { entries in
                 if let entry = entries[key], now - entry.madeAt < Self.lifetime { return entry.problem }
                 entries = entries.filter { now - $0.value.madeAt < Self.lifetime }
-                let problem = CertificateDiagnosis.clientCertificateProblem(
-                    host: host,
-                    port: port,
-                    tls: tls,
-                    on: eventLoop
-                )
-                if entries.count < Self.maximumEntries { entries[key] = (problem, now) }
+                let problem = make(eventLoop)
+                if entries.count < Self.maximumEntries { entries[key] = Entry(problem: problem, madeAt: now) }
                 return problem
             }
         }

@@ -75,82 +75,78 @@ enum ServerCertificateProbe {
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
-        guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
-            return eventLoop.makeFailedFuture(ChannelError.badInterfaceAddressFamily)
-        }
-        let serverName = isIPAddress(host) ? nil : host
-        let connection =
-            bootstrap
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let watcher = AlertWatcher(promise: channel.eventLoop.makePromise(), wait: wait)
-                    try channel.pipeline.syncOperations.addHandler(watcher)
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: serverName),
-                        position: .first
-                    )
-                }
-            }
-            .connect(host: host, port: port)
-        let alert = connection.flatMap { channel -> EventLoopFuture<String?> in
-            do {
-                return try channel.pipeline.syncOperations.handler(type: AlertWatcher.self).promise.futureResult
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-        }
-        let answer = eventLoop.makePromise(of: String?.self)
-        answer.completeWith(alert)
-        let deadline = eventLoop.scheduleTask(in: timeout + wait) { answer.fail(ChannelError.connectTimeout(timeout)) }
-        answer.futureResult.whenComplete { _ in
-            deadline.cancel()
-            connection.whenSuccess { $0.close(promise: nil) }
-        }
-        return answer.futureResult
+        return handshake(
+            serverName: isIPAddress(host) ? nil : host,
+            within: timeout + wait,
+            on: eventLoop,
+            connect: { $0.connect(host: host, port: port) },
+            makeWatcher: { AlertWatcher(promise: $0, wait: wait) },
+            makeTLS: { _, serverName in try NIOSSLClientHandler(context: context, serverHostname: serverName) }
+        )
     }
 
     private static func presentedCertificates(
         serverName: String?,
         context: NIOSSLContext,
         on eventLoop: any EventLoop,
-        connect: (ClientBootstrap) -> EventLoopFuture<any Channel>
+        connect: @escaping (ClientBootstrap) -> EventLoopFuture<any Channel>
     ) -> EventLoopFuture<[NIOSSLCertificate]> {
+        handshake(
+            serverName: serverName,
+            within: timeout,
+            on: eventLoop,
+            connect: connect,
+            makeWatcher: { Collector(promise: $0) },
+            makeTLS: { collector, serverName in
+                try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, verdict in
+                    collector.certificates = certificates
+                    verdict.succeed(.certificateVerified)
+                }
+            }
+        )
+    }
+
+    /// Connects (`connect`) and shakes hands with a TLS handler `makeTLS` makes, behind a watcher
+    /// `makeWatcher` makes with the promise of the answer; answers with the winning channel's
+    /// watcher (Happy Eyeballs may try several channels, each with its own), or fails after
+    /// `limit`, and closes the connection once answered. The watcher is added first, so that it
+    /// completes its promise when the channel goes away, even if the TLS handler cannot be made.
+    private static func handshake<Watcher: ProbeWatcher>(
+        serverName: String?,
+        within limit: TimeAmount,
+        on eventLoop: any EventLoop,
+        connect: (ClientBootstrap) -> EventLoopFuture<any Channel>,
+        makeWatcher: @escaping @Sendable (EventLoopPromise<Watcher.Answer>) -> Watcher,
+        makeTLS: @escaping @Sendable (Watcher, String?) throws -> NIOSSLClientHandler
+    ) -> EventLoopFuture<Watcher.Answer> {
         guard let bootstrap = ClientBootstrap(validatingGroup: eventLoop) else {
             return eventLoop.makeFailedFuture(ChannelError.badInterfaceAddressFamily)
         }
-        let connection =
+        let channel = connect(
             bootstrap
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                // Every channel Happy Eyeballs tries gets a collector of its own; only the
-                // winner's is read.
-                channel.eventLoop.makeCompletedFuture {
-                    // Added first, so that it fails its promise when the channel goes away, even if
-                    // the TLS handler cannot be made.
-                    let collector = Collector(promise: channel.eventLoop.makePromise())
-                    try channel.pipeline.syncOperations.addHandler(collector)
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, verdict in
-                            collector.certificates = certificates
-                            verdict.succeed(.certificateVerified)
-                        },
-                        position: .first
-                    )
+                .connectTimeout(timeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let watcher = makeWatcher(channel.eventLoop.makePromise())
+                        try channel.pipeline.syncOperations.addHandler(watcher)
+                        try channel.pipeline.syncOperations.addHandler(
+                            makeTLS(watcher, serverName),
+                            position: .first
+                        )
+                    }
                 }
-            }
-        let channel = connect(connection)
-        let certificates = channel.flatMap { channel -> EventLoopFuture<[NIOSSLCertificate]> in
+        )
+        let watched = channel.flatMap { channel -> EventLoopFuture<Watcher.Answer> in
             // On the channel's loop, the group's only one.
             do {
-                return try channel.pipeline.syncOperations.handler(type: Collector.self).promise.futureResult
+                return try channel.pipeline.syncOperations.handler(type: Watcher.self).promise.futureResult
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
         }
-        let answer = eventLoop.makePromise(of: [NIOSSLCertificate].self)
-        answer.completeWith(certificates)
-        let deadline = eventLoop.scheduleTask(in: timeout) { answer.fail(ChannelError.connectTimeout(timeout)) }
+        let answer = eventLoop.makePromise(of: Watcher.Answer.self)
+        answer.completeWith(watched)
+        let deadline = eventLoop.scheduleTask(in: limit) { answer.fail(ChannelError.connectTimeout(limit)) }
         answer.futureResult.whenComplete { _ in
             deadline.cancel()
             channel.whenSuccess { $0.close(promise: nil) }
@@ -253,7 +249,13 @@ enum ServerCertificateProbe {
     /// Hands over the first error the connection raises once its handshake is done, or `nil`
     /// after `wait` without one (or when the connection ends quietly); a failure before the
     /// handshake is done fails it. Confined to its channel's event loop.
-    private final class AlertWatcher: ChannelInboundHandler {
+    /// A handler that completes a probe's answer.
+    private protocol ProbeWatcher: ChannelInboundHandler, SendableMetatype {
+        associatedtype Answer: Sendable
+        var promise: EventLoopPromise<Answer> { get }
+    }
+
+    private final class AlertWatcher: ProbeWatcher {
         typealias InboundIn = NIOAny
         let promise: EventLoopPromise<String?>
         private let wait: TimeAmount
@@ -286,7 +288,7 @@ enum ServerCertificateProbe {
     /// Keeps what one connection's verification callback saw, and hands it over when the
     /// handshake is done, or when the connection fails or goes away (the certificates if they had
     /// come, else the failure). Confined to its channel's event loop.
-    private final class Collector: ChannelInboundHandler {
+    private final class Collector: ProbeWatcher {
         typealias InboundIn = NIOAny
         var certificates: [NIOSSLCertificate]?
         let promise: EventLoopPromise<[NIOSSLCertificate]>
