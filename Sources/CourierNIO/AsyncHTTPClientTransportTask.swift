@@ -509,15 +509,15 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// client's side of the handshake, and reaches AsyncHTTPClient as the connection closing).
     fileprivate func fail(with error: any Error) {
         enum Diagnosis { case chain, clientCertificate }
-        let diagnosis: Diagnosis?
-        if CertificateDiagnosis.applies(to: error) {
-            diagnosis = .chain
-        } else if Self.urlError(for: error).code == .networkConnectionLost,
-            state.withLockedValue({ $0.statusCode == nil })
-        {
-            diagnosis = .clientCertificate
-        } else {
-            diagnosis = nil
+        var diagnosis: Diagnosis?
+        if head?.serverTrustPolicy != nil, diagnoses != nil {
+            if CertificateDiagnosis.applies(to: error) {
+                diagnosis = .chain
+            } else if Self.urlError(for: error).code == .networkConnectionLost,
+                state.withLockedValue({ $0.statusCode == nil })
+            {
+                diagnosis = .clientCertificate
+            }
         }
         guard let head, let policy = head.serverTrustPolicy, let diagnoses, let tlsConfiguration, let diagnosis else {
             complete(with: Self.urlError(for: error, trustPolicy: head?.serverTrustPolicy))

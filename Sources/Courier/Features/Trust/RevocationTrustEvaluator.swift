@@ -30,6 +30,7 @@
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// How revocation is checked: Alamofire's names for Apple's revocation policy flags.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The options' bits (Courier's own, not Apple's `CFOptionFlags` values).
         public let rawValue: UInt
 
         /// Creates options from their raw bits.
