@@ -31,6 +31,8 @@ public final class AsyncHTTPClientTransport: Transport {
     private let steering: EventLoopSteering
     /// For requests on the trust clients, whose connections `steering` does not see.
     private let trustClientSteering: EventLoopSteering
+    /// Times out the attempts, on every client of the transport, that go too long without a byte.
+    private let idleWatch: IdleWatch
     /// What each session's trust settings need (see ``ServerTrustClients``).
     private let trustClients: ServerTrustClients
     /// Explains refused chains, when the transport's connections go straight to the server.
@@ -128,6 +130,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.ownsClient = ownsClient
         self.steering = steering
         trustClientSteering = EventLoopSteering(group: client.eventLoopGroup, seesConnections: false)
+        idleWatch = IdleWatch(eventLoop: client.eventLoopGroup.next())
         trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
         // A second connection made some other way than the client's (past its proxy or DNS
         // override) could leak where the request went, or read another server's certificate.
@@ -219,6 +222,7 @@ public final class AsyncHTTPClientTransport: Transport {
             eventHandler: eventHandler,
             isInvalidated: isInvalidated,
             steering: client === self.client ? steering : trustClientSteering,
+            idleWatch: idleWatch,
             tlsConfiguration: tlsConfiguration,
             diagnoses: tlsConfiguration == nil ? nil : diagnoses,
             failure: failure

@@ -21,7 +21,7 @@ import FoundationNetworking
 /// Thread-safe: the mutable state is in one `NIOLockedValueBox`; AsyncHTTPClient calls the
 /// delegate's methods on one event loop, in order, and the caller may resume, suspend or cancel
 /// from any thread.
-final class AsyncHTTPClientTransportTask: TransportTask {
+final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
     private struct State {
         enum Phase {
             /// Not resumed yet.
@@ -43,8 +43,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var responseDate: Date?
         /// When bytes last moved (or the caller resumed): the idle timeout counts from here.
         var lastActivity = NIODeadline.now()
-        /// The pending check of the idle timeout.
-        var idleCheck: NIOScheduledCallback?
         /// The `lastActivity` a check found past the deadline; the attempt times out if a second
         /// check, a loop turn later, finds it unchanged.
         var idleTimeoutGraceAt: NIODeadline?
@@ -64,6 +62,8 @@ final class AsyncHTTPClientTransportTask: TransportTask {
 
     private let client: HTTPClient
     private let steering: EventLoopSteering
+    /// Times the attempt out when it goes ``idleTimeout`` without moving a byte.
+    private let idleWatch: IdleWatch
     /// What to send; `nil` for a `URLRequest` without a URL, which fails at once.
     private let head: RequestHead?
     /// The body to send: the caller's, else the `httpBodyStream` (read once) or `httpBody` of the
@@ -94,6 +94,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         eventHandler: any TransportEventHandler,
         isInvalidated: Bool,
         steering: EventLoopSteering,
+        idleWatch: IdleWatch,
         tlsConfiguration: TLSConfiguration? = nil,
         diagnoses: CertificateDiagnosis.Cache? = nil,
         failure: CourierError? = nil
@@ -103,6 +104,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         self.diagnoses = diagnoses
         self.failure = failure
         self.steering = steering
+        self.idleWatch = idleWatch
         self.head = head
         if let body {
             self.body = body
@@ -255,12 +257,15 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             steering.end(ticket)
             return
         }
-        if let eventLoop = execute(request, reportingAt: head.url) { checkIdleTimeout(on: eventLoop) }
+        // Watched from before the request goes out, so that a completion, on any thread, finds
+        // it watched and ends the watch.
+        if let idleTimeout { idleWatch.watch(self, firstCheck: .now() + idleTimeout) }
+        execute(request, reportingAt: head.url)
     }
 
-    /// Sends `request`; returns the event loop it runs on, or `nil` when the attempt ended
-    /// meanwhile (the new request is then cancelled at once). `url` is the response's URL.
-    private func execute(_ request: HTTPClient.Request, reportingAt url: URL) -> (any EventLoop)? {
+    /// Sends `request`, unless the attempt ended meanwhile (the new request is then cancelled at
+    /// once). `url` is the response's URL.
+    private func execute(_ request: HTTPClient.Request, reportingAt url: URL) {
         let task = client.execute(
             request: request,
             delegate: Delegate(owner: self, url: url),
@@ -275,11 +280,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             state.phase = .running(task)
             return false
         }
-        if cancelledMeanwhile {
-            task.cancel()
-            return nil
-        }
-        return task.eventLoop
+        if cancelledMeanwhile { task.cancel() }
     }
 
     /// A `URLError` of `code` that carries `error`, so the request reports the ``CourierError``
@@ -288,40 +289,37 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription])
     }
 
-    /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
-    /// else checks again when it next could. A suspended attempt is paused by its caller, not
-    /// idle, so its clock restarts on resume.
-    private func checkIdleTimeout(on eventLoop: any EventLoop) {
-        guard let idleTimeout else { return }
-        enum Action {
-            case none
+    /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``;
+    /// else answers when to look again. A suspended attempt is paused by its caller, not idle, so
+    /// its clock restarts on resume.
+    func checkIdle(at now: NIODeadline) -> NIODeadline? {
+        guard let idleTimeout else { return nil }
+        enum Verdict {
+            case stop
             case checkAgain(at: NIODeadline)
             case timeOut(HTTPClient.Task<Void>?)
         }
-        let now = NIODeadline.now()
-        let action = state.withLockedValue { state -> Action in
-            guard case .running(let task) = state.phase, !state.isCancelling else { return .none }
+        let verdict = state.withLockedValue { state -> Verdict in
+            guard case .running(let task) = state.phase, !state.isCancelling else { return .stop }
             // The exchange has failed; only the diagnosis's own bound applies now.
-            if state.isDiagnosing { return .none }
+            if state.isDiagnosing { return .stop }
             if state.isSuspended { return .checkAgain(at: now + idleTimeout) }
             let deadline = state.lastActivity + idleTimeout
             guard deadline <= now else {
                 state.idleTimeoutGraceAt = nil
                 return .checkAgain(at: deadline)
             }
-            // The loop may have been busy with other work past the deadline, with this
-            // attempt's bytes waiting in its socket: look once more after the loop has read it.
+            // The attempt's loop may have been busy with other work past the deadline, with its
+            // bytes waiting in the socket: look once more after that loop has read them.
             if let grace = state.idleTimeoutGraceAt, grace == state.lastActivity { return .timeOut(task) }
             state.idleTimeoutGraceAt = state.lastActivity
             return .checkAgain(at: now + .milliseconds(10))
         }
-        switch action {
-        case .none:
-            break
+        switch verdict {
+        case .stop:
+            return nil
         case .checkAgain(let deadline):
-            // A scheduled callback rather than a task: no promise and future per request.
-            let check = try? eventLoop.scheduleCallback(at: deadline, handler: IdleCheck(task: self))
-            state.withLockedValue { $0.idleCheck = check }
+            return deadline
         case .timeOut(let task):
             let seconds = Double(idleTimeout.nanoseconds) / 1e9
             complete(
@@ -331,15 +329,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
                 )
             )
             task?.cancel()
-        }
-    }
-
-    /// Runs the next idle check; weak, so a pending check does not keep a finished attempt alive.
-    private struct IdleCheck: NIOScheduledCallbackHandler, Sendable {
-        weak let task: AsyncHTTPClientTransportTask?
-
-        func handleScheduledCallback(eventLoop: some EventLoop) {
-            task?.checkIdleTimeout(on: eventLoop)
+            return nil
         }
     }
 
@@ -582,7 +572,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         if let ticket = snapshot.steeringTicket { steering.end(ticket) }
         // A read held for a suspension is released (as failed) so no promise is left pending.
         snapshot.pendingDemand?.fail(HTTPClientError.cancelled)
-        snapshot.idleCheck?.cancel()
+        if idleTimeout != nil { idleWatch.stopWatching(self) }
         let startDate = snapshot.startDate ?? endDate
         let metrics = RequestMetrics(
             startDate: startDate,
