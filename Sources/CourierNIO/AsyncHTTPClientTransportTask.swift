@@ -43,9 +43,9 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
         var responseDate: Date?
         /// When bytes last moved (or the caller resumed): the idle timeout counts from here.
         var lastActivity = NIODeadline.now()
-        /// The `lastActivity` a check found past the deadline; the attempt times out if a second
-        /// check, a loop turn later, finds it unchanged.
-        var idleTimeoutGraceAt: NIODeadline?
+        /// The `lastActivity` a check found past the deadline, and when: the attempt times out if
+        /// a second check on its own loop, 10 ms later, finds it unchanged.
+        var idleTimeoutGrace: (activity: NIODeadline, since: NIODeadline)?
         /// Body bytes sent so far.
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -257,8 +257,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
             steering.end(ticket)
             return
         }
-        // Watched from before the request goes out, so that a completion, on any thread, finds
-        // it watched and ends the watch.
+        // Watched before the request goes out; a completion that came first is caught in
+        // `execute`, after the request is stored.
         if let idleTimeout { idleWatch.watch(self, firstCheck: .now() + idleTimeout) }
         execute(request, reportingAt: head.url)
     }
@@ -280,7 +280,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
             state.phase = .running(task)
             return false
         }
-        if cancelledMeanwhile { task.cancel() }
+        if cancelledMeanwhile {
+            // Completed between the watch and here: its completion may have come before the watch.
+            idleWatch.stopWatching(self)
+            task.cancel()
+        }
     }
 
     /// A `URLError` of `code` that carries `error`, so the request reports the ``CourierError``
@@ -289,48 +293,82 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
         URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription])
     }
 
-    /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``;
-    /// else answers when to look again. A suspended attempt is paused by its caller, not idle, so
-    /// its clock restarts on resume.
+    /// Answers when to look again, or starts the attempt's timeout once nothing has moved for
+    /// ``idleTimeout``; `nil` once the attempt needs no more checks (it ended, is ending, or its
+    /// failure is being diagnosed, which has its own bound). A suspended attempt is paused by its
+    /// caller, not idle, so its clock restarts on resume.
     func checkIdle(at now: NIODeadline) -> NIODeadline? {
         guard let idleTimeout else { return nil }
         enum Verdict {
             case stop
             case checkAgain(at: NIODeadline)
+            case confirm(on: any EventLoop, activity: NIODeadline, next: NIODeadline)
             case timeOut(HTTPClient.Task<Void>?)
         }
         let verdict = state.withLockedValue { state -> Verdict in
             guard case .running(let task) = state.phase, !state.isCancelling else { return .stop }
-            // The exchange has failed; only the diagnosis's own bound applies now.
             if state.isDiagnosing { return .stop }
             if state.isSuspended { return .checkAgain(at: now + idleTimeout) }
             let deadline = state.lastActivity + idleTimeout
             guard deadline <= now else {
-                state.idleTimeoutGraceAt = nil
+                state.idleTimeoutGrace = nil
                 return .checkAgain(at: deadline)
             }
-            // The attempt's loop may have been busy with other work past the deadline, with its
-            // bytes waiting in the socket: look once more after that loop has read them.
-            if let grace = state.idleTimeoutGraceAt, grace == state.lastActivity { return .timeOut(task) }
-            state.idleTimeoutGraceAt = state.lastActivity
-            return .checkAgain(at: now + .milliseconds(10))
+            if let grace = state.idleTimeoutGrace, grace.activity == state.lastActivity {
+                // The confirmation on the attempt's loop is due first; this is its backstop, in
+                // case that loop never ran it.
+                return grace.since + Self.graceBackstop <= now
+                    ? .timeOut(task) : .checkAgain(at: grace.since + Self.graceBackstop)
+            }
+            // Not sent yet: look again shortly.
+            guard let task else { return .checkAgain(at: now + Self.grace) }
+            state.idleTimeoutGrace = (state.lastActivity, now)
+            return .confirm(on: task.eventLoop, activity: state.lastActivity, next: now + Self.graceBackstop)
         }
         switch verdict {
         case .stop:
             return nil
         case .checkAgain(let deadline):
             return deadline
+        case .confirm(let eventLoop, let activity, let next):
+            // The attempt's loop may have been busy with other work past the deadline, with its
+            // bytes waiting in the socket: confirm there, after that loop has had a turn to read them.
+            eventLoop.scheduleTask(in: Self.grace) { [self] in confirmIdle(since: activity) }
+            return next
         case .timeOut(let task):
-            let seconds = Double(idleTimeout.nanoseconds) / 1e9
-            complete(
-                with: URLError(
-                    .timedOut,
-                    userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(seconds) s)."]
-                )
-            )
-            task?.cancel()
+            timeOut(task)
             return nil
         }
+    }
+
+    /// How long the attempt's loop gets to read bytes that arrived at the deadline.
+    private static let grace = TimeAmount.milliseconds(10)
+    /// When the watch times out an attempt whose loop never confirmed.
+    private static let graceBackstop = TimeAmount.seconds(1)
+
+    /// On the attempt's loop, a grace period after a check found it idle: times it out if still
+    /// nothing has moved since `activity`.
+    private func confirmIdle(since activity: NIODeadline) {
+        let task = state.withLockedValue { state -> HTTPClient.Task<Void>?? in
+            guard case .running(let task) = state.phase, !state.isCancelling, !state.isDiagnosing,
+                !state.isSuspended, state.lastActivity == activity
+            else { return nil }
+            return .some(task)
+        }
+        guard let task else { return }
+        timeOut(task)
+    }
+
+    private func timeOut(_ task: HTTPClient.Task<Void>?) {
+        guard let idleTimeout else { return }
+        let seconds = Double(idleTimeout.nanoseconds) / 1e9
+        complete(
+            with: URLError(
+                .timedOut,
+                userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(seconds) s)."]
+            )
+        )
+        task?.cancel()
     }
 
     static func makeRequest(

@@ -3,8 +3,10 @@ import NIOCore
 
 /// An attempt ``IdleWatch`` checks: one that fails once it goes too long without moving a byte.
 protocol IdleWatched: AnyObject, Sendable {
-    /// Fails the attempt if it has been idle for too long at `now`; returns when it should be
-    /// checked next, or `nil` when it needs no more checks (it ended, or ended now).
+    /// Times the attempt out (or starts to) if it has been idle for too long at `now`; returns
+    /// when it should be checked next, or `nil` when it needs no more checks from the watch (it
+    /// ended, is ending, or is failing some other way). Asked at every firing of the timer, which
+    /// may be earlier than the attempt asked for.
     func checkIdle(at now: NIODeadline) -> NIODeadline?
 }
 
@@ -33,8 +35,8 @@ final class IdleWatch: Sendable {
         self.eventLoop = eventLoop
     }
 
-    /// Checks `attempt` from `firstCheck` on, until it leaves with ``stopWatching(_:)`` or a
-    /// check answers `nil`.
+    /// Checks `attempt`, first no later than at `firstCheck`, until it leaves with
+    /// ``stopWatching(_:)`` or a check answers `nil`.
     func watch(_ attempt: any IdleWatched, firstCheck: NIODeadline) {
         let action = state.withLockedValue { $0.schedule.add(attempt, firstCheck: firstCheck) }
         perform(action)
@@ -54,11 +56,12 @@ final class IdleWatch: Sendable {
         do {
             callback = try eventLoop.scheduleCallback(at: deadline, handler: Tick(watch: self, generation: generation))
         } catch {
-            // The loop has shut down, and its client's attempts with it; a later watch arms again.
+            // The loop refused the timer (shut down, from its own thread); a later watch arms again.
             state.withLockedValue { $0.schedule.disarm(generation) }
             return
         }
-        // Set again meanwhile (an earlier attempt joined): this timer is not the schedule's.
+        // Set again meanwhile (an earlier attempt joined), or fired already: this timer is not
+        // the schedule's to keep.
         let stale = state.withLockedValue { state -> NIOScheduledCallback? in
             guard state.schedule.isArmed(for: generation) else { return callback }
             let replaced = state.timer?.callback
@@ -87,7 +90,12 @@ final class IdleWatch: Sendable {
                 ended.append(ObjectIdentifier(attempt))
             }
         }
-        let action = state.withLockedValue { $0.schedule.swept(next: next, ended: ended) }
+        // `due` holds the attempts until the table is updated: an ended one is freed only after
+        // the lock (its deinit, and its request's, run no code under it), and none's address can
+        // go to a new attempt that joins meanwhile and be taken out in its place.
+        let action = withExtendedLifetime(due) {
+            state.withLockedValue { $0.schedule.swept(next: next, ended: ended) }
+        }
         perform(action)
     }
 

@@ -9,8 +9,9 @@ extension UUID {
     /// per UUID: CPU spent in the kernel, where callgrind does not count it, on every request.
     /// Instead the 122 free bits are SipHash (the standard
     /// library's `Hasher`, seeded per process) of a counter and a key drawn from the system
-    /// generator once per process: as unlikely to repeat as random bits, across processes too.
-    /// An id is not a secret: it is not meant as a token or a nonce.
+    /// generator once per process: as unlikely to repeat as random bits, across processes too
+    /// (except a child forked without `exec`, which shares both). An id is not a secret: it is
+    /// not meant as a token or a nonce.
     static func makeRandom() -> UUID {
         let count = RequestIDSource.counter.loadThenWrappingIncrement(ordering: .relaxed)
         let high = RequestIDSource.bits(of: count, half: 0).bigEndian
@@ -44,11 +45,17 @@ private enum RequestIDSource {
 
     /// 64 bits of the id numbered `count`: `half` 0 or 1.
     static func bits(of count: UInt64, half: UInt8) -> UInt64 {
+        #if _pointerBitWidth(_64)
         var hasher = Hasher()
         hasher.combine(key.0)
         hasher.combine(key.1)
         hasher.combine(half)
         hasher.combine(count)
         return UInt64(truncatingIfNeeded: hasher.finalize())
+        #else
+        // `Hasher` gives 32 bits here (watchOS's arm64_32): half the bits would be a sign.
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+        #endif
     }
 }
