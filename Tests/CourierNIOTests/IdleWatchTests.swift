@@ -89,11 +89,15 @@ import Testing
         let watch = IdleWatch(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
         let (checks, checked) = AsyncStream<(name: String, at: NIODeadline)>.makeStream()
         let start = NIODeadline.now()
-        // `patient` joins first, due in 10 s; `quick`, due sooner, must set a new timer. `quick`
+        // `patient` joins first, due in a minute; `quick`, due sooner, must set a new timer. `quick`
         // asks for one more check 50 ms later, then needs none.
-        let patient = Attempt("patient", answers: [start + .seconds(10), start + .seconds(10)], checked: checked)
+        let patient = Attempt(
+            "patient",
+            answers: [start + .seconds(60), start + .seconds(60), start + .seconds(60)],
+            checked: checked
+        )
         let quick = Attempt("quick", answers: [start + .milliseconds(150)], checked: checked)
-        watch.watch(patient, firstCheck: start + .seconds(10))
+        watch.watch(patient, firstCheck: start + .seconds(60))
         watch.watch(quick, firstCheck: start + .milliseconds(100))
         let bounded = Task {
             var iterator = checks.makeAsyncIterator()
