@@ -314,16 +314,18 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
                 state.idleTimeoutGrace = nil
                 return .checkAgain(at: deadline)
             }
+            // No later than the timeout itself: bytes that arrive before the confirmation restart
+            // the clock, and the watch must look again in time for the new deadline.
+            let backstop = min(Self.graceBackstop, idleTimeout)
             if let grace = state.idleTimeoutGrace, grace.activity == state.lastActivity {
                 // The confirmation on the attempt's loop is due first; this is its backstop, in
                 // case that loop never ran it.
-                return grace.since + Self.graceBackstop <= now
-                    ? .timeOut(task) : .checkAgain(at: grace.since + Self.graceBackstop)
+                return grace.since + backstop <= now ? .timeOut(task) : .checkAgain(at: grace.since + backstop)
             }
             // Not sent yet: look again shortly.
             guard let task else { return .checkAgain(at: now + Self.grace) }
             state.idleTimeoutGrace = (state.lastActivity, now)
-            return .confirm(on: task.eventLoop, activity: state.lastActivity, next: now + Self.graceBackstop)
+            return .confirm(on: task.eventLoop, activity: state.lastActivity, next: now + backstop)
         }
         switch verdict {
         case .stop:
@@ -343,7 +345,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
 
     /// How long the attempt's loop gets to read bytes that arrived at the deadline.
     private static let grace = TimeAmount.milliseconds(10)
-    /// When the watch times out an attempt whose loop never confirmed.
+    /// When the watch times out an attempt whose loop never confirmed (sooner for a shorter
+    /// timeout).
     private static let graceBackstop = TimeAmount.seconds(1)
 
     /// On the attempt's loop, a grace period after a check found it idle: times it out if still
