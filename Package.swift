@@ -151,8 +151,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // What the test targets share (a port that refuses connections, a bounded wait).
-        .target(name: "CourierTestSupport", path: "Tests/CourierTestSupport"),
+        // What the test targets share (a port that refuses connections, a bounded wait, a round
+        // of the idle watch).
+        .target(name: "CourierTestSupport", dependencies: ["Courier"], path: "Tests/CourierTestSupport"),
         .testTarget(
             name: "CourierTests",
             dependencies: [

@@ -130,7 +130,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.ownsClient = ownsClient
         self.steering = steering
         trustClientSteering = EventLoopSteering(group: client.eventLoopGroup, seesConnections: false)
-        idleWatch = IdleWatch(eventLoop: client.eventLoopGroup.next())
+        idleWatch = IdleWatch(scheduler: EventLoopIdleTimerScheduler(eventLoop: client.eventLoopGroup.next()))
         trustClients = ServerTrustClients(eventLoopGroup: client.eventLoopGroup, configuration: configuration)
         // A second connection made some other way than the client's (past its proxy or DNS
         // override) could leak where the request went, or read another server's certificate.

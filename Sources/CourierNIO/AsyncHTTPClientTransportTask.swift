@@ -259,7 +259,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
         }
         // Watched before the request goes out; a completion that came first is caught in
         // `execute`, after the request is stored.
-        if let idleTimeout { idleWatch.watch(self, firstCheck: .now() + idleTimeout) }
+        if let idleTimeout { idleWatch.watch(self, firstCheck: (.now() + idleTimeout).uptimeNanoseconds) }
         execute(request, reportingAt: head.url)
     }
 
@@ -297,7 +297,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, IdleWatched {
     /// ``idleTimeout``; `nil` once the attempt needs no more checks (it ended, is ending, or its
     /// failure is being diagnosed, which has its own bound). A suspended attempt is paused by its
     /// caller, not idle, so its clock restarts on resume.
-    func checkIdle(at now: NIODeadline) -> NIODeadline? {
+    func checkIdle(at now: UInt64) -> UInt64? {
+        checkIdle(at: NIODeadline.uptimeNanoseconds(now))?.uptimeNanoseconds
+    }
+
+    private func checkIdle(at now: NIODeadline) -> NIODeadline? {
         guard let idleTimeout else { return nil }
         enum Verdict {
             case stop

@@ -22,6 +22,8 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
+    /// Times out idle attempts, with one timer for all of them.
+    private let idleWatch = IdleWatch(scheduler: DispatchIdleTimerScheduler())
     /// Courier's cache in place of the `URLCache` the configuration had: in memory, with the
     /// `URLCache`'s `memoryCapacity` as its limit (its `diskCapacity`, up to 20 MiB, when it had
     /// only that; at least 512 KiB); `nil` when the configuration had none, or one with no
@@ -230,7 +232,8 @@ public final class URLSessionTransport: Transport {
             delegateQueue: session.delegateQueue,
             eventHandler: eventHandler,
             maximumHeldBytes: maximumHeldBytes,
-            idleTimeout: idleTimeout
+            idleTimeout: idleTimeout,
+            idleWatch: idleWatch
         )
         router.register(task, for: dataTask.taskIdentifier)
         return task
@@ -247,7 +250,7 @@ public final class URLSessionTransport: Transport {
 }
 
 /// One `URLSessionDataTask` and what it has observed.
-final class URLSessionTransportTask: TransportTask, Sendable {
+final class URLSessionTransportTask: TransportTask, IdleWatched, Sendable {
     private struct Progress {
         var startDate: Date?
         var responseDate: Date?
@@ -277,15 +280,6 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         /// When the last event (head, body, bytes sent) arrived, or the caller last resumed: the
         /// idle timeout counts from here.
         var lastActivity = DispatchTime.now()
-        /// The timer that checks the idle timeout, from the first resume until completion, when
-        /// it is cancelled.
-        var idleTimer: IdleTimer?
-    }
-
-    /// A dispatch timer source, which libdispatch lets any thread schedule, resume and cancel:
-    /// `@unchecked` only because the protocol does not say so on Linux.
-    struct IdleTimer: @unchecked Sendable {
-        let source: any DispatchSourceTimer
     }
 
     /// What the data task reported while the caller had suspended the attempt.
@@ -312,6 +306,11 @@ final class URLSessionTransportTask: TransportTask, Sendable {
     /// the AsyncHTTPClient transport's rule: libcurl's own counts bytes, so a head trickled a byte
     /// at a time would never time out here and time out at once there.
     private let idleTimeout: TimeInterval?
+    /// ``idleTimeout`` in nanoseconds.
+    private let idleTimeoutNanoseconds: UInt64
+    /// The transport's one timer for idle attempts, which checks this one from its first resume
+    /// until its completion.
+    private let idleWatch: IdleWatch
 
     init(
         dataTask: URLSessionDataTask,
@@ -319,7 +318,8 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         delegateQueue: OperationQueue,
         eventHandler: any TransportEventHandler,
         maximumHeldBytes: Int = URLSessionTransport.defaultMaximumHeldBytes,
-        idleTimeout: TimeInterval = 0
+        idleTimeout: TimeInterval = 0,
+        idleWatch: IdleWatch
     ) {
         self.dataTask = dataTask
         self.body = body
@@ -327,12 +327,8 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         self.eventHandler = eventHandler
         self.maximumHeldBytes = maximumHeldBytes
         self.idleTimeout = idleTimeout > 0 && idleTimeout < 1e9 ? idleTimeout : nil
-    }
-
-    deinit {
-        // A task let go of without completing (its session torn down) stops its timer too: a
-        // source stays registered with libdispatch until cancelled.
-        state.withLock { $0.idleTimer?.source.cancel() }
+        self.idleTimeoutNanoseconds = self.idleTimeout.map { UInt64($0 * 1e9) } ?? 0
+        self.idleWatch = idleWatch
     }
 
     /// Something moved: the idle clock starts again.
@@ -340,58 +336,48 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         state.withLock { $0.lastActivity = .now() }
     }
 
-    /// Starts the timer that checks the idle timeout, first in `seconds`.
-    ///
-    /// One timer per attempt, moved on while the attempt is active and cancelled when it
-    /// completes: a check queued with `asyncAfter` for each attempt would stay in libdispatch's
-    /// timer heap for the whole interval (a minute by default), however soon the attempt ended,
-    /// and with thousands there, every timer of the process costs more to arm.
-    private func startIdleTimer(firstCheckIn seconds: TimeInterval) {
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        // Weak: the task holds the timer until it completes.
-        timer.setEventHandler { [weak self] in self?.checkIdleTimeout() }
-        timer.schedule(deadline: .now() + seconds, leeway: Self.leeway(for: seconds))
-        let isOver = state.withLock { state -> Bool in
-            guard !state.completed, state.idleTimer == nil else { return true }
-            state.idleTimer = IdleTimer(source: timer)
-            return false
-        }
-        // Resumed either way: libdispatch traps on releasing a source that was never resumed.
-        timer.resume()
-        if isOver { timer.cancel() }
-    }
-
-    /// The slack a check `seconds` away may fire with, as `asyncAfter` gives its blocks (a tenth,
-    /// from 1 ms to a minute), so that libdispatch can fire timers together.
-    private static func leeway(for seconds: TimeInterval) -> DispatchTimeInterval {
-        .nanoseconds(Int(min(max(seconds / 10, 0.001), 60) * 1e9))
-    }
-
     /// Fails the attempt with `URLError(.timedOut)` once nothing has moved for ``idleTimeout``,
-    /// else checks again when it next could. A suspended attempt is paused by its caller, not
-    /// idle, so its clock restarts.
-    private func checkIdleTimeout() {
-        guard let idleTimeout else { return }
-        let now = DispatchTime.now()
-        let wait = state.withLock { state -> TimeInterval? in
-            guard !state.completed, !state.isCancelled, state.stopReason == nil else { return nil }
-            if state.isSuspended { state.lastActivity = now }
-            let idle = Double(now.uptimeNanoseconds &- state.lastActivity.uptimeNanoseconds) / 1e9
-            return idleTimeout - idle
+    /// else answers when to look again; `nil` once the attempt needs no more checks. A suspended
+    /// attempt is paused by its caller, not idle, so its clock restarts.
+    func checkIdle(at now: UInt64) -> UInt64? {
+        guard let idleTimeout else { return nil }
+        enum Verdict {
+            case stop
+            case checkAgain(at: UInt64)
+            case timeOut
         }
-        guard let wait else { return }
-        if wait > 0 {
-            // Moved on under the lock, so that a completion meanwhile has cancelled it or will.
-            state.withLock { $0.idleTimer?.source.schedule(deadline: .now() + wait, leeway: Self.leeway(for: wait)) }
-            return
-        }
-        let seconds = idleTimeout
-        stop(
-            with: URLError(
-                .timedOut,
-                userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(seconds) s)."]
+        let verdict = state.withLock { state -> Verdict in
+            guard !state.completed, !state.isCancelled, state.stopReason == nil else { return .stop }
+            if state.isSuspended { state.lastActivity = DispatchTime(uptimeNanoseconds: now) }
+            let (deadline, overflow) = state.lastActivity.uptimeNanoseconds.addingReportingOverflow(
+                idleTimeoutNanoseconds
             )
-        )
+            if overflow { return .checkAgain(at: .max) }
+            return deadline > now ? .checkAgain(at: deadline) : .timeOut
+        }
+        switch verdict {
+        case .stop:
+            return nil
+        case .checkAgain(let deadline):
+            return deadline
+        case .timeOut:
+            stop(
+                with: URLError(
+                    .timedOut,
+                    userInfo: [NSLocalizedDescriptionKey: "The request timed out (no data for \(idleTimeout) s)."]
+                )
+            )
+            return nil
+        }
+    }
+
+    /// Starts the idle clock's checks, unless the attempt completed meanwhile.
+    private func startWatchingIdleness() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (firstCheck, overflow) = now.addingReportingOverflow(idleTimeoutNanoseconds)
+        idleWatch.watch(self, firstCheck: overflow ? .max : firstCheck)
+        // A completion before the watch took nothing out: it would stay until the timer fires.
+        if state.withLock({ $0.completed }) { idleWatch.stopWatching(self) }
     }
 
     /// Stops the transfer for `reason`: nothing more is delivered, and the attempt fails with it,
@@ -468,7 +454,7 @@ final class URLSessionTransportTask: TransportTask, Sendable {
             }
             return (!state.heldEvents.isEmpty, isFirst)
         }
-        if startsClock, let idleTimeout { startIdleTimer(firstCheckIn: idleTimeout) }
+        if startsClock, idleTimeout != nil { startWatchingIdleness() }
         if replaysHeldEvents {
             // On the delegate queue, so they stay in order with what the task reports next.
             delegateQueue.addOperation { [self] in deliverHeldEvents() }
@@ -612,11 +598,10 @@ final class URLSessionTransportTask: TransportTask, Sendable {
         let progress: Progress? = state.withLock { progress in
             guard !progress.completed else { return nil }
             progress.completed = true
-            progress.idleTimer?.source.cancel()
-            progress.idleTimer = nil
             return progress
         }
         guard let progress else { return }
+        if idleTimeout != nil { idleWatch.stopWatching(self) }
         let startDate = progress.startDate ?? endDate
         let metrics = RequestMetrics(
             startDate: startDate,
