@@ -32,7 +32,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// For requests on the trust clients, whose connections `steering` does not see.
     private let trustClientSteering: EventLoopSteering
     /// Times out the attempts, on every client of the transport, that go too long without a byte.
-    private let idleWatch: IdleWatch
+    let idleWatch: IdleWatch
     /// What each session's trust settings need (see ``ServerTrustClients``).
     private let trustClients: ServerTrustClients
     /// Explains refused chains, when the transport's connections go straight to the server.

@@ -10,7 +10,7 @@ import Testing
 @Suite struct IdleWatchTests {
     @Test func onAnEventLoopEachAttemptIsCheckedWhenDueUntilItNeedsNoMore() async {
         let scheduler = EventLoopIdleTimerScheduler(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
-        let problems = await IdleWatchRound.problems(on: IdleWatch(scheduler: scheduler), start: scheduler.now())
+        let problems = await IdleWatchRound.problems(with: scheduler)
         #expect(problems.isEmpty, "\(problems)")
     }
 }

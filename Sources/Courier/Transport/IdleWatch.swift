@@ -68,11 +68,15 @@ public final class IdleWatch: Sendable {
 
     deinit {
         // The timer holds the watch weakly, so it could not fire usefully: it need not wait.
-        state.withLock { $0.timer?.cancellation.cancel() }
+        let timer = state.withLock { $0.timer.take() }
+        timer?.cancellation.cancel()
     }
 
-    /// Checks `attempt`, first no later than at `firstCheck`, until it leaves with
-    /// ``stopWatching(_:)`` or a check answers `nil`. The watch holds the attempt until then.
+    /// Checks `attempt`, first at about `firstCheck` (a dispatch timer may fire up to a tenth of
+    /// its wait late), until it leaves with ``stopWatching(_:)`` or a check answers `nil`. The
+    /// watch holds the attempt until then; the attempt's owner keeps the watch alive meanwhile
+    /// (each transport task holds its transport's), since the timer holds the watch weakly and a
+    /// watch let go checks nothing more.
     public func watch(_ attempt: any IdleWatched, firstCheck: UInt64) {
         let action = state.withLock { $0.schedule.add(attempt, id: ObjectIdentifier(attempt), firstCheck: firstCheck) }
         perform(action)

@@ -23,7 +23,7 @@ public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: TaskRouter
     /// Times out idle attempts, with one timer for all of them.
-    private let idleWatch = IdleWatch(scheduler: DispatchIdleTimerScheduler())
+    let idleWatch = IdleWatch(scheduler: DispatchIdleTimerScheduler())
     /// Courier's cache in place of the `URLCache` the configuration had: in memory, with the
     /// `URLCache`'s `memoryCapacity` as its limit (its `diskCapacity`, up to 20 MiB, when it had
     /// only that; at least 512 KiB); `nil` when the configuration had none, or one with no
