@@ -20,8 +20,9 @@ import Musl
 /// once takes the lock once, with ``withLock(together:_:)``.
 final class Protected<Value> {
     private let lock: Lock
-    /// Touched only with `lock` held, which is not recursive: a second access could only overlap
-    /// one in progress from inside `withLock`'s body, which would deadlock first. So Swift's
+    /// Touched only with `lock` held, which is not recursive: a body that reaches for this value
+    /// (or one sharing the lock) again blocks in `lock()` on Linux, or traps on Darwin, before it
+    /// gets here, and `withLock(together:)` refuses to be handed its own value. So Swift's
     /// run-time exclusivity check (about 80 instructions an access, a dozen accesses a request)
     /// can never fire here, and is left out.
     @exclusivity(unchecked) private var value: Value

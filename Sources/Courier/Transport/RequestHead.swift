@@ -24,9 +24,11 @@ public struct RequestHead: Sendable {
     private final class Storage: @unchecked Sendable {
         // @unchecked Sendable: a `Storage` is changed only through `RequestHead.parts`, which
         // copies it first unless the head holds the only reference; one shared between heads,
-        // and so between threads, is never changed. For the same reason no access can overlap a
-        // change, so the fields skip Swift's run-time exclusivity checks (`@exclusivity`), which
-        // cost about 80 instructions a read and a head is read some 20 times a request.
+        // and so between threads, is never changed. The fields skip Swift's run-time exclusivity
+        // checks (`@exclusivity`; about 80 instructions a read, and a head is read some 20 times a
+        // request): `Storage` is private and its fields are reached only through `RequestHead`'s
+        // accessors, one at a time, so two overlapping accesses to a field would first need two
+        // overlapping accesses to the head, which Swift still checks where the head lives.
         @exclusivity(unchecked) var method: HTTPMethod
         @exclusivity(unchecked) var url: URL
         @exclusivity(unchecked) var headers: HTTPHeaders
