@@ -143,10 +143,10 @@ public final class IdleWatch: Sendable {
 /// The attempts an ``IdleWatch`` checks and when its timer should fire, as a value: each event
 /// returns what to do about the timer, and the watch does it after unlocking. Times are uptime
 /// nanoseconds.
-@_spi(CourierTransport)
-public struct IdleSchedule<Watched>: Sendable where Watched: Sendable {
+struct IdleSchedule<Watched>: Sendable where Watched: Sendable {
     /// What to do about the timer.
-    public enum Action: Equatable, Sendable {
+    enum Action: Equatable, Sendable {
+        /// Leave the timer as it is.
         case none
         /// Set a timer for the deadline, standing for `generation`; any earlier timer is stale.
         case arm(UInt64, generation: UInt64)
@@ -154,22 +154,22 @@ public struct IdleSchedule<Watched>: Sendable where Watched: Sendable {
 
     private var watched: [ObjectIdentifier: Watched] = [:]
     /// When the current timer fires; `nil` when none is set.
-    public private(set) var armedAt: UInt64?
+    private(set) var armedAt: UInt64?
     /// Counts the timers set, so that a stale one is told apart when it fires.
-    public private(set) var generation: UInt64 = 0
+    private(set) var generation: UInt64 = 0
     /// Between a timer firing and the checks it started being done.
-    public private(set) var isChecking = false
+    private(set) var isChecking = false
     /// The earliest first check of the attempts that joined while ``isChecking``.
     private var joinedWhileChecking: UInt64?
 
     /// An empty schedule.
-    public init() {}
+    init() {}
 
     /// How many attempts are watched.
-    public var count: Int { watched.count }
+    var count: Int { watched.count }
 
     /// `attempt`, known by `id`, joins, to be checked first at `firstCheck`.
-    public mutating func add(_ attempt: Watched, id: ObjectIdentifier, firstCheck: UInt64) -> Action {
+    mutating func add(_ attempt: Watched, id: ObjectIdentifier, firstCheck: UInt64) -> Action {
         watched[id] = attempt
         if isChecking {
             // The timer is set once the checks are done, early enough for this one too.
@@ -182,22 +182,22 @@ public struct IdleSchedule<Watched>: Sendable where Watched: Sendable {
 
     /// The attempt known by `id` leaves; returns it, for the caller to release outside its lock.
     @discardableResult
-    public mutating func remove(_ id: ObjectIdentifier) -> Watched? {
+    mutating func remove(_ id: ObjectIdentifier) -> Watched? {
         watched.removeValue(forKey: id)
     }
 
     /// Whether the timer of `generation` is still the one set.
-    public func isArmed(for generation: UInt64) -> Bool {
+    func isArmed(for generation: UInt64) -> Bool {
         armedAt != nil && self.generation == generation
     }
 
     /// The timer of `generation` could not be set.
-    public mutating func disarm(_ generation: UInt64) {
+    mutating func disarm(_ generation: UInt64) {
         if isArmed(for: generation) { armedAt = nil }
     }
 
     /// The timer of `generation` fired: returns the attempts to check, or `nil` for a stale timer.
-    public mutating func fire(_ generation: UInt64) -> [Watched]? {
+    mutating func fire(_ generation: UInt64) -> [Watched]? {
         guard isArmed(for: generation), !isChecking else { return nil }
         armedAt = nil
         isChecking = true
@@ -206,7 +206,7 @@ public struct IdleSchedule<Watched>: Sendable where Watched: Sendable {
 
     /// The checks are done: `next` is the earliest check they asked for, and `ended` the attempts
     /// that need none (an attempt that ended before it joined, say).
-    public mutating func swept(next: UInt64?, ended: [ObjectIdentifier]) -> Action {
+    mutating func swept(next: UInt64?, ended: [ObjectIdentifier]) -> Action {
         for id in ended { watched.removeValue(forKey: id) }
         isChecking = false
         let joined = joinedWhileChecking
