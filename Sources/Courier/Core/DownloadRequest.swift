@@ -55,12 +55,36 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         /// The batch whose write is queued but has not taken its bytes yet; new pieces join it.
         var openBatch: WriteBatch?
         var isHoldingBack = false
+        /// Whether this attempt's request lets it be broken off and continued: a `GET` whose
+        /// `Range`, if any, is Courier's own.
+        var requestAllowsContinuing = false
+        /// Whether the current attempt can be broken off and continued with a `Range`: besides
+        /// its request, its response gave ranges, a validator, a known length and no content
+        /// coding (whose offsets would not be the file's).
+        var isContinuable = false
+        /// The file fell behind a transport that cannot pause (URLSession on Linux): the attempt
+        /// was stopped, its later pieces are dropped, and once the file has caught up the
+        /// download continues from what it holds.
+        var isBreakingOff = false
+        /// How many attempts were broken off that way.
+        var breakOffCount = 0
+        /// The most bytes that have waited for the file at once.
+        var peakPendingBytes: Int64 = 0
+        var highWaterMark = DownloadRequest.highWaterMark
+        var lowWaterMark = DownloadRequest.lowWaterMark
         var producesResumeData = false
         var resumeData: Data?
         var fileURL: URL?
+
+        /// The validator an `If-Range` may carry: a strong entity tag or, failing that, the date.
+        var rangeValidator: String? {
+            // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
+            entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? lastModified
+        }
     }
 
     /// Pause the transfer when this much is waiting to be written; continue below the low mark.
+    /// Where the transfer cannot pause, break it off instead and continue with a `Range`.
     private static let highWaterMark: Int64 = 8 << 20
     private static let lowWaterMark: Int64 = 2 << 20
 
@@ -165,6 +189,22 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// ``DownloadResponse/resumeData``), and here once they run.
     public var resumeData: Data? { transfer.withLock { $0.resumeData } }
 
+    /// How many times the transfer was broken off, for the file to catch up, and continued with
+    /// a `Range` (a transport that cannot pause; see ``DownloadRequest``).
+    var breakOffCount: Int { transfer.withLock { $0.breakOffCount } }
+
+    /// The most body bytes that have waited for the file at once.
+    var peakPendingBytes: Int64 { transfer.withLock { $0.peakPendingBytes } }
+
+    /// Sets the backlog at which the transfer is held back or broken off, and the one below which
+    /// a held transfer continues: before the download starts (for tests).
+    func setBacklogMarks(high: Int64, low: Int64) {
+        transfer.withLock {
+            $0.highWaterMark = high
+            $0.lowWaterMark = low
+        }
+    }
+
     // MARK: - Cancelling
 
     /// Cancels the download; with `producingResumeData`, keeps the partial file and makes
@@ -202,11 +242,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let resume = transfer.withLock { transfer -> (offset: Int64, validator: String)? in
             transfer.requestedOffset = nil
             transfer.disposition = .write
+            transfer.isBreakingOff = false
+            transfer.isContinuable = false
+            // Another method's request could have effects, or a body, that a `Range` must not repeat.
+            transfer.requestAllowsContinuing = head.method == .get && !callerSetRange
             guard !callerSetRange else { return nil }
-            // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
-            let strongTag = transfer.entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
-            guard transfer.resumeOffset > 0, transfer.acceptsRanges,
-                let validator = strongTag ?? transfer.lastModified
+            guard transfer.resumeOffset > 0, transfer.acceptsRanges, let validator = transfer.rangeValidator
             else { return nil }
             transfer.requestedOffset = transfer.resumeOffset
             return (transfer.resumeOffset, validator)
@@ -236,6 +277,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                     status == 206
                     || head.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
             }
+            let coding = head.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
+            transfer.isContinuable =
+                kept != nil && transfer.requestAllowsContinuing && transfer.acceptsRanges
+                && transfer.rangeValidator != nil && transfer.expectedLength != nil
+                && (coding == nil || coding?.lowercased() == "identity")
             return (kept, transfer.expectedLength)
         }
         let stillCurrent = mutableState.withLock { state -> Bool in
@@ -281,40 +327,73 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
-        let isCurrent = mutableState.withLock { state -> Bool in
-            guard state.attempt === attempt, !state.machine.hasFinished else { return false }
-            state.bytesReceived += Int64(data.count)
-            return true
-        }
-        guard isCurrent else { return }
-        announceBodyPiece(data.count)
+        let pauses = Self.canHoldBack(task)
         // Pieces join the batch a queued block has not taken yet, so a fast network costs one
         // block on the file queue per batch rather than one per 16 KB piece.
-        let (newBatch, holdBack) =
-            transfer.withLock(together: mutableState) { transfer, state -> (WriteBatch?, Bool)? in
-                guard case .write = transfer.disposition else { return nil }
-                transfer.pendingBytes += Int64(data.count)
-                var newBatch: WriteBatch?
-                if let batch = transfer.openBatch {
-                    batch.pieces.append(data)
-                } else {
-                    newBatch = WriteBatch(data)
-                    transfer.openBatch = newBatch
-                }
-                // A transport that cannot pause (URLSession on Linux) would only hold the pieces
-                // in memory instead, up to its limit and then fail: the file keeps taking them.
-                guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark,
-                    Self.canHoldBack(task)
-                else {
-                    return (newBatch, false)
-                }
+        let action = transfer.withLock(together: mutableState) { transfer, state -> PieceAction in
+            // A piece after a break-off is dropped: the continuation asks for it again.
+            guard state.attempt === attempt, !state.machine.hasFinished, !transfer.isBreakingOff else {
+                return .ignore
+            }
+            state.bytesReceived += Int64(data.count)
+            guard case .write = transfer.disposition else { return .count }
+            transfer.pendingBytes += Int64(data.count)
+            transfer.peakPendingBytes = max(transfer.peakPendingBytes, transfer.pendingBytes)
+            var newBatch: WriteBatch?
+            if let batch = transfer.openBatch {
+                batch.pieces.append(data)
+            } else {
+                newBatch = WriteBatch(data)
+                transfer.openBatch = newBatch
+            }
+            guard !transfer.isHoldingBack, transfer.pendingBytes > transfer.highWaterMark else {
+                return .write(newBatch)
+            }
+            if pauses {
                 transfer.isHoldingBack = true
                 _ = state.machine.holdBack(true, for: .consumer)
-                return (newBatch, true)
-            } ?? (nil, false)
-        if holdBack { applyStateToTask() }
+                return .holdBack(newBatch)
+            }
+            // A transport that cannot pause (URLSession on Linux) would go on filling memory as
+            // fast as the network delivers: stop it, and continue with a `Range` once the file has
+            // caught up. A response that cannot be continued keeps writing.
+            guard transfer.isContinuable else { return .write(newBatch) }
+            transfer.isBreakingOff = true
+            transfer.breakOffCount += 1
+            return .breakOff(newBatch)
+        }
+        let newBatch: WriteBatch?
+        switch action {
+        case .ignore:
+            return
+        case .count:
+            newBatch = nil
+        case .write(let batch):
+            newBatch = batch
+        case .holdBack(let batch):
+            newBatch = batch
+            applyStateToTask()
+        case .breakOff(let batch):
+            newBatch = batch
+            task.cancel()
+        }
+        announceBodyPiece(data.count)
         if let newBatch { file.queue.async { [self] in write(newBatch) } }
         reportDownloadProgress()
+    }
+
+    /// What a body piece leads to.
+    private enum PieceAction {
+        /// Not the current attempt's, or after a break-off: dropped.
+        case ignore
+        /// Counted, not written: a body that is not the file's.
+        case count
+        /// Written, in a new batch when not `nil`.
+        case write(WriteBatch?)
+        /// Written; the transfer is held back until the file catches up.
+        case holdBack(WriteBatch?)
+        /// Written; the attempt is stopped, to be continued (see `Transfer.isBreakingOff`).
+        case breakOff(WriteBatch?)
     }
 
     /// Whether suspending `task` holds its transfer back on the network, rather than holding its
@@ -339,7 +418,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         let release = transfer.withLock(together: mutableState) { transfer, state -> Bool in
             transfer.pendingBytes -= written
-            guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
+            guard transfer.isHoldingBack, transfer.pendingBytes < transfer.lowWaterMark else { return false }
             transfer.isHoldingBack = false
             _ = state.machine.holdBack(false, for: .consumer)
             return true
@@ -364,17 +443,26 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     private func attemptDidComplete(error: CourierError?, metrics: RequestMetrics) {
         let fileLength = file.length
         let writeError = file.writeError
-        let (startsOver, bodyWasDiscarded) = transfer.withLock { transfer -> (Bool, Bool) in
+        var error = error
+        let (startsOver, bodyWasDiscarded, continues) = transfer.withLock { transfer -> (Bool, Bool, Bool) in
             // What is on disk is what a retry continues from, if the server can be asked for the rest.
             transfer.resumeOffset = fileLength
+            if transfer.isBreakingOff {
+                transfer.isBreakingOff = false
+                // Broken off on its last piece, the body is all there: the attempt succeeded.
+                guard let expected = transfer.expectedLength, fileLength >= expected else {
+                    return (false, false, true)
+                }
+                error = nil
+            }
             switch transfer.disposition {
             case .startOver:
                 transfer.resumeOffset = 0
-                return (true, false)
+                return (true, false, false)
             case .discard:
-                return (false, true)
+                return (false, true, false)
             case .write:
-                return (false, false)
+                return (false, false, false)
             }
         }
         if let writeError {
@@ -384,12 +472,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         monitor?.request(self, didCompleteAttemptWith: metrics, error: error)
+        // Whatever ended the attempt (the cancel that broke it off, or the network just before),
+        // the file holds a clean prefix of the body: the next attempt asks for the rest.
+        if continues {
+            nextAttempt(continuing: true)
+            return
+        }
         if let error {
             retryOrFinish(error: error)
             return
         }
         if startsOver {
-            startOver()
+            nextAttempt(continuing: false)
             return
         }
         // Already on the serialization queue (the file's): validators run here, then the move.
@@ -404,8 +498,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         moveToDestination()
     }
 
-    /// The server could not serve the rest: one more attempt, for the whole body.
-    private func startOver() {
+    /// One more attempt, no retriers asked: for the whole body when the server could not serve
+    /// the rest, or `continuing` after a break-off, for the rest (which is no retry: it is left out
+    /// of ``Request/retryCount``).
+    private func nextAttempt(continuing: Bool) {
         // Read before locking: the strong reference `weakSession` makes for a moment could be the
         // session's last, and its deinit (cancelling this request) must not run under the lock.
         let sessionExists = weakSession != nil
@@ -417,7 +513,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             finish(error: .sessionInvalidated(nil))
             return
         }
-        retryNow(endingWaitFor: retryCount)
+        retryNow(endingWaitFor: retryCount, continuation: continuing)
     }
 
     /// On the file queue: moves the complete file to the destination, then finishes.
