@@ -15,7 +15,11 @@ import FoundationNetworking
 /// ```
 ///
 /// The body goes to a temporary file as it arrives (written off the transport's threads; when
-/// the disk falls behind, the transfer pauses rather than buffer). When the last byte is in and
+/// the disk falls behind, the transfer pauses rather than buffer). A transport that cannot pause
+/// (URLSession on Linux) is instead broken off and continued with `Range` and `If-Range` from the
+/// bytes on disk, when the response allows it: a `GET` whose server serves ranges, with a strong
+/// entity tag or a date, a known length and no content coding. Such a continuation is not a
+/// retry: it is left out of ``Request/retryCount``, and its progress carries on. When the last byte is in and
 /// validation passes, the file is renamed to the ``Destination``: a failed, cancelled or
 /// truncated download never appears there. With a retrier, a response serializer's failure is
 /// offered to it once the file is in place, as Alamofire does: that file stays there if the
@@ -68,6 +72,15 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         var isBreakingOff = false
         /// How many attempts were broken off that way.
         var breakOffCount = 0
+        /// The current attempt continues one that was broken off.
+        var isContinuation = false
+        /// A continuation was not answered with the rest of the body (a server that ignores
+        /// `Range` while saying it serves ranges, or answers another range): the download is not
+        /// broken off again, so that such a server cannot make it start over without end.
+        var continuingFailed = false
+        /// Where this attempt's body ends in the file, when its length is known: a body broken
+        /// off there is whole even if its `Content-Range` claims a longer file.
+        var attemptEnd: Int64?
         /// The most bytes that have waited for the file at once.
         var peakPendingBytes: Int64 = 0
         var highWaterMark = DownloadRequest.highWaterMark
@@ -270,6 +283,15 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             // This attempt's body goes after the file is opened for it, never into an earlier batch.
             transfer.openBatch = nil
             let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
+            if transfer.isContinuation, kept == nil || kept != transfer.requestedOffset {
+                transfer.continuingFailed = true
+            }
+            if let kept, let contentLength {
+                let (end, overflow) = kept.addingReportingOverflow(contentLength)
+                transfer.attemptEnd = overflow ? nil : end
+            } else {
+                transfer.attemptEnd = nil
+            }
             if status == 200 || status == 206 {
                 transfer.entityTag = head.value(forHTTPHeaderField: "ETag")
                 transfer.lastModified = head.value(forHTTPHeaderField: "Last-Modified")
@@ -279,7 +301,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             }
             let coding = head.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
             transfer.isContinuable =
-                kept != nil && transfer.requestAllowsContinuing && transfer.acceptsRanges
+                kept != nil && !transfer.continuingFailed && transfer.requestAllowsContinuing && transfer.acceptsRanges
                 && transfer.rangeValidator != nil && transfer.expectedLength != nil
                 && (coding == nil || coding?.lowercased() == "identity")
             return (kept, transfer.expectedLength)
@@ -368,17 +390,17 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         case .count:
             newBatch = nil
-        case .write(let batch):
+        case .write(let batch), .holdBack(let batch), .breakOff(let batch):
             newBatch = batch
-        case .holdBack(let batch):
-            newBatch = batch
-            applyStateToTask()
-        case .breakOff(let batch):
-            newBatch = batch
-            task.cancel()
         }
         announceBodyPiece(data.count)
+        // Queued before the attempt is stopped, so that its write comes before its completion.
         if let newBatch { file.queue.async { [self] in write(newBatch) } }
+        switch action {
+        case .holdBack: applyStateToTask()
+        case .breakOff: task.cancel()
+        case .ignore, .count, .write: break
+        }
         reportDownloadProgress()
     }
 
@@ -447,17 +469,25 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let (startsOver, bodyWasDiscarded, continues) = transfer.withLock { transfer -> (Bool, Bool, Bool) in
             // What is on disk is what a retry continues from, if the server can be asked for the rest.
             transfer.resumeOffset = fileLength
+            let wasContinuation = transfer.isContinuation
+            transfer.isContinuation = false
             if transfer.isBreakingOff {
                 transfer.isBreakingOff = false
+                // Courier stopped the attempt, whatever the transport reports: it did not fail.
+                error = nil
                 // Broken off on its last piece, the body is all there: the attempt succeeded.
-                guard let expected = transfer.expectedLength, fileLength >= expected else {
+                guard let expected = transfer.expectedLength, fileLength >= expected,
+                    fileLength >= transfer.attemptEnd ?? expected
+                else {
+                    transfer.isContinuation = true
                     return (false, false, true)
                 }
-                error = nil
             }
             switch transfer.disposition {
             case .startOver:
                 transfer.resumeOffset = 0
+                // A continuation that could not go on starts over as part of it: no retry either.
+                transfer.isContinuation = wasContinuation
                 return (true, false, false)
             case .discard:
                 return (false, true, false)
@@ -483,7 +513,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         if startsOver {
-            nextAttempt(continuing: false)
+            nextAttempt(continuing: transfer.withLock { $0.isContinuation })
             return
         }
         // Already on the serialization queue (the file's): validators run here, then the move.

@@ -146,7 +146,8 @@ public final class URLSessionTransport: Transport {
     /// Whether suspending `task` holds its transfer back on the network, rather than holding its
     /// events in memory (a task of this transport where it cannot pause transfers).
     static func suspensionPauses(_ task: any TransportTask) -> Bool {
-        !(task is URLSessionTransportTask) || pausesTransfers
+        // A task that wraps another (the HTTP cache's) answers for the one on the network.
+        (task as? any TransferPausing)?.suspensionPausesTransfer ?? true
     }
 
     /// The default of ``maximumHeldBytes``: 16 MiB.
@@ -249,8 +250,17 @@ public final class URLSessionTransport: Transport {
     }
 }
 
+/// A task that knows whether suspending it pauses its transfer on the network; a task that does
+/// not conform is taken to pause (it holds nothing in memory for the network).
+protocol TransferPausing {
+    /// Whether ``TransportTask/suspend()`` holds the transfer back rather than its events.
+    var suspensionPausesTransfer: Bool { get }
+}
+
 /// One `URLSessionDataTask` and what it has observed.
-final class URLSessionTransportTask: TransportTask, IdleWatched, Sendable {
+final class URLSessionTransportTask: TransportTask, IdleWatched, TransferPausing, Sendable {
+    var suspensionPausesTransfer: Bool { URLSessionTransport.pausesTransfers }
+
     private struct Progress {
         var startDate: Date?
         var responseDate: Date?

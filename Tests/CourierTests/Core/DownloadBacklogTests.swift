@@ -25,6 +25,13 @@ private final class BacklogGate: EventMonitor, @unchecked Sendable {
 
     var receivesBodyPieces: Bool { true }
 
+    /// How many `requestIsRetrying` events arrived: none is sent for a continuation.
+    let retries = Mutex(0)
+
+    func requestIsRetrying(_ request: Request) {
+        retries.withLock { $0 += 1 }
+    }
+
     func request(_ request: Request, didReceiveBodyPieceOf byteCount: Int) {
         guard let download = request as? DownloadRequest else { return }
         let stopped = download.peakPendingBytes > highMark
@@ -41,7 +48,8 @@ private final class BacklogGate: EventMonitor, @unchecked Sendable {
     }
 }
 
-@Suite struct DownloadBacklogTests {
+// A download that loops (breaking off and continuing without end) fails here instead of hanging.
+@Suite(.timeLimit(.minutes(1))) struct DownloadBacklogTests {
     /// The disk falls behind: the file queue stops until more than the mark waits. Over a
     /// transport that pauses, the transfer is held back; over one that cannot (URLSession on
     /// Linux), it is broken off and continued with a `Range`. Either way no more than about the
@@ -85,6 +93,8 @@ private final class BacklogGate: EventMonitor, @unchecked Sendable {
                 #expect(request.allMetrics.count == 1)
             }
             #expect(request.retryCount == 0, "a continuation is no retry")
+            gate.queue.sync {}
+            #expect(gate.retries.withLock { $0 } == 0, "no requestIsRetrying for a continuation")
             #expect(request.downloadProgress.fractionCompleted == 1)
             try? FileManager.default.removeItem(at: url)
             await session.invalidate()
@@ -143,6 +153,42 @@ private final class BacklogGate: EventMonitor, @unchecked Sendable {
             #expect(request.lastRequest?.value(forHTTPHeaderField: "Range") == nil)
             if transport == .urlSession && !URLSessionTransport.pausesTransfers {
                 #expect(request.breakOffCount == 1)
+            }
+            try? FileManager.default.removeItem(at: url)
+            await session.invalidate()
+        }
+    }
+    /// A server that says it serves ranges but answers a continuation with something else (the
+    /// whole body again, or a range that starts elsewhere) is not trusted twice: the download is
+    /// no more broken off, keeps writing, and arrives whole, with no retry counted.
+    @Test(arguments: TransportKind.allCases, ["ignored", "misaligned"])
+    func aServerThatDoesNotContinueIsNotAskedAgain(transport: TransportKind, ranges: String) async throws {
+        try await TestServer.withRunningServer { server in
+            let length: Int64 = 4 << 20
+            let highMark: Int64 = 512 << 10
+            let gate = BacklogGate(highMark: highMark, length: length)
+            let session = transport.makeSession(eventMonitors: [gate])
+            let request = session.download(
+                server.url("/range/\(length)?chunk_size=65536&ranges=\(ranges)"),
+                shouldAutomaticallyResume: false
+            )
+            request.setBacklogMarks(high: highMark, low: 128 << 10)
+            request.file.queue.async { [gate] in _ = gate.semaphore.wait(timeout: .now() + 30) }
+            request.resume()
+            let url = try await request.validate().serializingDownloadedFileURL().value
+            gate.open()
+            #expect(try Data(contentsOf: url) == rangePattern(Int(length)))
+            #expect(request.retryCount == 0)
+            // Events sent before the request finished are on the monitor's queue already.
+            gate.queue.sync {}
+            #expect(gate.retries.withLock { $0 } == 0, "no requestIsRetrying for a continuation")
+            if transport == .urlSession && !URLSessionTransport.pausesTransfers {
+                #expect(request.breakOffCount == 1)
+                // The first, its continuation, and (for a range that starts elsewhere) the start over.
+                #expect(request.allMetrics.count == (ranges == "ignored" ? 2 : 3))
+            } else {
+                #expect(request.breakOffCount == 0)
+                #expect(request.allMetrics.count == 1)
             }
             try? FileManager.default.removeItem(at: url)
             await session.invalidate()

@@ -21,7 +21,14 @@ import FoundationNetworking
 /// connections). Bodies queued there are bounded: past ``maximumQueuedBytes`` the network task
 /// is suspended until the disk has caught up, or, when it cannot pause its transfer
 /// (FoundationNetworking), the body stops being stored so that the queue catches up at once.
-final class CacheExchangeTask: TransportTask, TransportEventHandler {
+final class CacheExchangeTask: TransportTask, TransportEventHandler, TransferPausing {
+    /// A stored response plays from this exchange, which pauses; the network's task answers for
+    /// itself (FoundationNetworking's cannot pause).
+    var suspensionPausesTransfer: Bool {
+        let network = state.withLock { $0.playback == nil ? $0.network : nil }
+        return network.map(URLSessionTransport.suspensionPauses) ?? true
+    }
+
     /// What the exchange does.
     enum Plan {
         /// Not known yet: the store is looked up when the exchange is resumed.
