@@ -15,11 +15,7 @@ import FoundationNetworking
 /// ```
 ///
 /// The body goes to a temporary file as it arrives (written off the transport's threads; when
-/// the disk falls behind, the transfer pauses rather than buffer). A transport that cannot pause
-/// (URLSession on Linux) is instead broken off and continued with `Range` and `If-Range` from the
-/// bytes on disk, when the response allows it: a `GET` whose server serves ranges, with a strong
-/// entity tag or a date, a known length and no content coding. Such a continuation is not a
-/// retry: it is left out of ``Request/retryCount``, and its progress carries on. When the last byte is in and
+/// the disk falls behind, the transfer pauses rather than buffer). When the last byte is in and
 /// validation passes, the file is renamed to the ``Destination``: a failed, cancelled or
 /// truncated download never appears there. With a retrier, a response serializer's failure is
 /// offered to it once the file is in place, as Alamofire does: that file stays there if the
@@ -59,45 +55,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         /// The batch whose write is queued but has not taken its bytes yet; new pieces join it.
         var openBatch: WriteBatch?
         var isHoldingBack = false
-        /// Whether this attempt's request lets it be broken off and continued: a `GET` whose
-        /// `Range`, if any, is Courier's own.
-        var requestAllowsContinuing = false
-        /// Whether the current attempt can be broken off and continued with a `Range`: besides
-        /// its request, its response gave ranges, a validator, a known length and no content
-        /// coding (whose offsets would not be the file's).
-        var isContinuable = false
-        /// The file fell behind a transport that cannot pause (URLSession on Linux): the attempt
-        /// was stopped, its later pieces are dropped, and once the file has caught up the
-        /// download continues from what it holds.
-        var isBreakingOff = false
-        /// How many attempts were broken off that way.
-        var breakOffCount = 0
-        /// The current attempt continues one that was broken off.
-        var isContinuation = false
-        /// A continuation was not answered with the rest of the body (a server that ignores
-        /// `Range` while saying it serves ranges, or answers another range): the download is not
-        /// broken off again, so that such a server cannot make it start over without end.
-        var continuingFailed = false
-        /// Where this attempt's body ends in the file, when its length is known: a body broken
-        /// off there is whole even if its `Content-Range` claims a longer file.
-        var attemptEnd: Int64?
-        /// The most bytes that have waited for the file at once.
-        var peakPendingBytes: Int64 = 0
-        var highWaterMark = DownloadRequest.highWaterMark
-        var lowWaterMark = DownloadRequest.lowWaterMark
         var producesResumeData = false
         var resumeData: Data?
         var fileURL: URL?
-
-        /// The validator an `If-Range` may carry: a strong entity tag or, failing that, the date.
-        var rangeValidator: String? {
-            // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
-            entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? lastModified
-        }
     }
 
     /// Pause the transfer when this much is waiting to be written; continue below the low mark.
-    /// Where the transfer cannot pause, break it off instead and continue with a `Range`.
     private static let highWaterMark: Int64 = 8 << 20
     private static let lowWaterMark: Int64 = 2 << 20
 
@@ -202,22 +165,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// ``DownloadResponse/resumeData``), and here once they run.
     public var resumeData: Data? { transfer.withLock { $0.resumeData } }
 
-    /// How many times the transfer was broken off, for the file to catch up, and continued with
-    /// a `Range` (a transport that cannot pause; see ``DownloadRequest``).
-    var breakOffCount: Int { transfer.withLock { $0.breakOffCount } }
-
-    /// The most body bytes that have waited for the file at once.
-    var peakPendingBytes: Int64 { transfer.withLock { $0.peakPendingBytes } }
-
-    /// Sets the backlog at which the transfer is held back or broken off, and the one below which
-    /// a held transfer continues: before the download starts (for tests).
-    func setBacklogMarks(high: Int64, low: Int64) {
-        transfer.withLock {
-            $0.highWaterMark = high
-            $0.lowWaterMark = low
-        }
-    }
-
     // MARK: - Cancelling
 
     /// Cancels the download; with `producingResumeData`, keeps the partial file and makes
@@ -255,12 +202,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let resume = transfer.withLock { transfer -> (offset: Int64, validator: String)? in
             transfer.requestedOffset = nil
             transfer.disposition = .write
-            transfer.isBreakingOff = false
-            transfer.isContinuable = false
-            // Another method's request could have effects, or a body, that a `Range` must not repeat.
-            transfer.requestAllowsContinuing = head.method == .get && !callerSetRange
             guard !callerSetRange else { return nil }
-            guard transfer.resumeOffset > 0, transfer.acceptsRanges, let validator = transfer.rangeValidator
+            // A weak entity tag cannot go in If-Range (RFC 9110 13.1.5); a date can.
+            let strongTag = transfer.entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+            guard transfer.resumeOffset > 0, transfer.acceptsRanges,
+                let validator = strongTag ?? transfer.lastModified
             else { return nil }
             transfer.requestedOffset = transfer.resumeOffset
             return (transfer.resumeOffset, validator)
@@ -283,15 +229,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             // This attempt's body goes after the file is opened for it, never into an earlier batch.
             transfer.openBatch = nil
             let kept = Self.decide(&transfer, status: status, range: range, contentLength: contentLength)
-            if transfer.isContinuation, kept == nil || kept != transfer.requestedOffset {
-                transfer.continuingFailed = true
-            }
-            if let kept, let contentLength {
-                let (end, overflow) = kept.addingReportingOverflow(contentLength)
-                transfer.attemptEnd = overflow ? nil : end
-            } else {
-                transfer.attemptEnd = nil
-            }
             if status == 200 || status == 206 {
                 transfer.entityTag = head.value(forHTTPHeaderField: "ETag")
                 transfer.lastModified = head.value(forHTTPHeaderField: "Last-Modified")
@@ -299,11 +236,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                     status == 206
                     || head.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true
             }
-            let coding = head.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
-            transfer.isContinuable =
-                kept != nil && !transfer.continuingFailed && transfer.requestAllowsContinuing && transfer.acceptsRanges
-                && transfer.rangeValidator != nil && transfer.expectedLength != nil
-                && (coding == nil || coding?.lowercased() == "identity")
             return (kept, transfer.expectedLength)
         }
         let stillCurrent = mutableState.withLock { state -> Bool in
@@ -349,73 +281,40 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func attempt(_ attempt: Attempt, of task: any TransportTask, didReceive data: Data) {
-        let pauses = Self.canHoldBack(task)
+        let isCurrent = mutableState.withLock { state -> Bool in
+            guard state.attempt === attempt, !state.machine.hasFinished else { return false }
+            state.bytesReceived += Int64(data.count)
+            return true
+        }
+        guard isCurrent else { return }
+        announceBodyPiece(data.count)
         // Pieces join the batch a queued block has not taken yet, so a fast network costs one
         // block on the file queue per batch rather than one per 16 KB piece.
-        let action = transfer.withLock(together: mutableState) { transfer, state -> PieceAction in
-            // A piece after a break-off is dropped: the continuation asks for it again.
-            guard state.attempt === attempt, !state.machine.hasFinished, !transfer.isBreakingOff else {
-                return .ignore
-            }
-            state.bytesReceived += Int64(data.count)
-            guard case .write = transfer.disposition else { return .count }
-            transfer.pendingBytes += Int64(data.count)
-            transfer.peakPendingBytes = max(transfer.peakPendingBytes, transfer.pendingBytes)
-            var newBatch: WriteBatch?
-            if let batch = transfer.openBatch {
-                batch.pieces.append(data)
-            } else {
-                newBatch = WriteBatch(data)
-                transfer.openBatch = newBatch
-            }
-            guard !transfer.isHoldingBack, transfer.pendingBytes > transfer.highWaterMark else {
-                return .write(newBatch)
-            }
-            if pauses {
+        let (newBatch, holdBack) =
+            transfer.withLock(together: mutableState) { transfer, state -> (WriteBatch?, Bool)? in
+                guard case .write = transfer.disposition else { return nil }
+                transfer.pendingBytes += Int64(data.count)
+                var newBatch: WriteBatch?
+                if let batch = transfer.openBatch {
+                    batch.pieces.append(data)
+                } else {
+                    newBatch = WriteBatch(data)
+                    transfer.openBatch = newBatch
+                }
+                // A transport that cannot pause (URLSession on Linux) would only hold the pieces
+                // in memory instead, up to its limit and then fail: the file keeps taking them.
+                guard !transfer.isHoldingBack, transfer.pendingBytes > Self.highWaterMark,
+                    Self.canHoldBack(task)
+                else {
+                    return (newBatch, false)
+                }
                 transfer.isHoldingBack = true
                 _ = state.machine.holdBack(true, for: .consumer)
-                return .holdBack(newBatch)
-            }
-            // A transport that cannot pause (URLSession on Linux) would go on filling memory as
-            // fast as the network delivers: stop it, and continue with a `Range` once the file has
-            // caught up. A response that cannot be continued keeps writing.
-            guard transfer.isContinuable else { return .write(newBatch) }
-            transfer.isBreakingOff = true
-            transfer.breakOffCount += 1
-            return .breakOff(newBatch)
-        }
-        let newBatch: WriteBatch?
-        switch action {
-        case .ignore:
-            return
-        case .count:
-            newBatch = nil
-        case .write(let batch), .holdBack(let batch), .breakOff(let batch):
-            newBatch = batch
-        }
-        announceBodyPiece(data.count)
-        // Queued before the attempt is stopped, so that its write comes before its completion.
+                return (newBatch, true)
+            } ?? (nil, false)
+        if holdBack { applyStateToTask() }
         if let newBatch { file.queue.async { [self] in write(newBatch) } }
-        switch action {
-        case .holdBack: applyStateToTask()
-        case .breakOff: task.cancel()
-        case .ignore, .count, .write: break
-        }
         reportDownloadProgress()
-    }
-
-    /// What a body piece leads to.
-    private enum PieceAction {
-        /// Not the current attempt's, or after a break-off: dropped.
-        case ignore
-        /// Counted, not written: a body that is not the file's.
-        case count
-        /// Written, in a new batch when not `nil`.
-        case write(WriteBatch?)
-        /// Written; the transfer is held back until the file catches up.
-        case holdBack(WriteBatch?)
-        /// Written; the attempt is stopped, to be continued (see `Transfer.isBreakingOff`).
-        case breakOff(WriteBatch?)
     }
 
     /// Whether suspending `task` holds its transfer back on the network, rather than holding its
@@ -440,7 +339,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         let release = transfer.withLock(together: mutableState) { transfer, state -> Bool in
             transfer.pendingBytes -= written
-            guard transfer.isHoldingBack, transfer.pendingBytes < transfer.lowWaterMark else { return false }
+            guard transfer.isHoldingBack, transfer.pendingBytes < Self.lowWaterMark else { return false }
             transfer.isHoldingBack = false
             _ = state.machine.holdBack(false, for: .consumer)
             return true
@@ -465,34 +364,17 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     private func attemptDidComplete(error: CourierError?, metrics: RequestMetrics) {
         let fileLength = file.length
         let writeError = file.writeError
-        var error = error
-        let (startsOver, bodyWasDiscarded, continues) = transfer.withLock { transfer -> (Bool, Bool, Bool) in
+        let (startsOver, bodyWasDiscarded) = transfer.withLock { transfer -> (Bool, Bool) in
             // What is on disk is what a retry continues from, if the server can be asked for the rest.
             transfer.resumeOffset = fileLength
-            let wasContinuation = transfer.isContinuation
-            transfer.isContinuation = false
-            if transfer.isBreakingOff {
-                transfer.isBreakingOff = false
-                // Courier stopped the attempt, whatever the transport reports: it did not fail.
-                error = nil
-                // Broken off on its last piece, the body is all there: the attempt succeeded.
-                guard let expected = transfer.expectedLength, fileLength >= expected,
-                    fileLength >= transfer.attemptEnd ?? expected
-                else {
-                    transfer.isContinuation = true
-                    return (false, false, true)
-                }
-            }
             switch transfer.disposition {
             case .startOver:
                 transfer.resumeOffset = 0
-                // A continuation that could not go on starts over as part of it: no retry either.
-                transfer.isContinuation = wasContinuation
-                return (true, false, false)
+                return (true, false)
             case .discard:
-                return (false, true, false)
+                return (false, true)
             case .write:
-                return (false, false, false)
+                return (false, false)
             }
         }
         if let writeError {
@@ -502,18 +384,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         monitor?.request(self, didCompleteAttemptWith: metrics, error: error)
-        // Whatever ended the attempt (the cancel that broke it off, or the network just before),
-        // the file holds a clean prefix of the body: the next attempt asks for the rest.
-        if continues {
-            nextAttempt(continuing: true)
-            return
-        }
         if let error {
             retryOrFinish(error: error)
             return
         }
         if startsOver {
-            nextAttempt(continuing: transfer.withLock { $0.isContinuation })
+            startOver()
             return
         }
         // Already on the serialization queue (the file's): validators run here, then the move.
@@ -528,10 +404,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         moveToDestination()
     }
 
-    /// One more attempt, no retriers asked: for the whole body when the server could not serve
-    /// the rest, or `continuing` after a break-off, for the rest (which is no retry: it is left out
-    /// of ``Request/retryCount``).
-    private func nextAttempt(continuing: Bool) {
+    /// The server could not serve the rest: one more attempt, for the whole body.
+    private func startOver() {
         // Read before locking: the strong reference `weakSession` makes for a moment could be the
         // session's last, and its deinit (cancelling this request) must not run under the lock.
         let sessionExists = weakSession != nil
@@ -543,7 +417,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             finish(error: .sessionInvalidated(nil))
             return
         }
-        retryNow(endingWaitFor: retryCount, continuation: continuing)
+        retryNow(endingWaitFor: retryCount)
     }
 
     /// On the file queue: moves the complete file to the destination, then finishes.

@@ -100,11 +100,8 @@ extension Request {
 
     /// Starts the retry that follows retry number `retryCount`, unless it has started already
     /// (its delay ended and a trigger fired, whichever came second) or the request has finished.
-    /// A `continuation` is an attempt the request makes of its own accord to carry on (a
-    /// download broken off for its file to catch up): no retry, so ``Request/retryCount`` and
-    /// the monitors' `requestIsRetrying` leave it out.
-    func retryNow(endingWaitFor retryCount: Int, continuation: Bool = false) {
-        guard prepareForRetry(afterRetryCount: retryCount, continuation: continuation) else { return }
+    func retryNow(endingWaitFor retryCount: Int) {
+        guard prepareForRetry(afterRetryCount: retryCount) else { return }
         startAttempt()
     }
 
@@ -112,7 +109,7 @@ extension Request {
     /// `false` if it was cancelled meanwhile or has moved past that count (an early retry already
     /// started this one). The previous attempt's response, body and error are cleared; its
     /// metrics stay. A delay still running is cancelled: nothing waits out a long delay in vain.
-    private func prepareForRetry(afterRetryCount retryCount: Int, continuation: Bool) -> Bool {
+    private func prepareForRetry(afterRetryCount retryCount: Int) -> Bool {
         let (proceed, wait, checks) = mutableState.withLock {
             state -> (Bool, Task<Void, Never>?, [any SerializerChecking]) in
             guard state.retryCount == retryCount, state.machine.retry() == .startAttempt else {
@@ -120,19 +117,15 @@ extension Request {
             }
             defer { state.retryWait = nil }
             state.retryCount += 1
-            if continuation { state.continuations += 1 }
             state.error = nil
             state.responseHead = nil
             state.data = nil
-            // A continuation carries on from what the file holds: its progress does not fall back.
-            if !continuation {
-                state.bytesReceived = 0
-                state.bytesExpected = -1
-                state.downloadReporter.reset()
-            }
+            state.bytesReceived = 0
+            state.bytesExpected = -1
             state.bytesSent = 0
             state.bytesExpectedToSend = -1
             state.operationProgress = nil
+            state.downloadReporter.reset()
             state.uploadReporter.reset()
             return (true, state.retryWait, state.serializerChecks)
         }
@@ -141,7 +134,7 @@ extension Request {
         checks.forEach { $0.forget() }
         if proceed {
             didPrepareRetry()
-            if !continuation { monitor?.requestIsRetrying(self) }
+            monitor?.requestIsRetrying(self)
         }
         return proceed
     }

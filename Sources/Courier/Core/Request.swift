@@ -105,10 +105,6 @@ public class Request: @unchecked Sendable {
         var metrics: [RequestMetrics] = []
         var error: CourierError?
         var retryCount = 0
-        /// Attempts started by `retryNow` that were no retry: a download continuing where the
-        /// transport had to be stopped (see `DownloadRequest`). ``Request/retryCount`` leaves
-        /// them out, so they spend no retrier's limit.
-        var continuations = 0
         var validators: [Validator] = []
         /// Checks each attempt's response head before its body is read; see `validateResponseHead`.
         var headValidator: (queue: DispatchQueue, validate: @Sendable (HTTPURLResponse) throws -> Void)?
@@ -301,10 +297,8 @@ public class Request: @unchecked Sendable {
     public var allMetrics: [RequestMetrics] { mutableState.withLock { $0.metrics } }
     /// The metrics of the latest completed attempt.
     public var metrics: RequestMetrics? { allMetrics.last }
-    /// How many times the request was retried: `0` during and after the first attempt. A
-    /// download that Courier continued with a `Range` because the disk fell behind a transport
-    /// that cannot pause (see ``DownloadRequest``) was not retried.
-    public var retryCount: Int { mutableState.withLock { $0.retryCount - $0.continuations } }
+    /// How many times the request was retried: `0` during and after the first attempt.
+    public var retryCount: Int { mutableState.withLock { $0.retryCount } }
     /// Why the request failed, once it has; `nil` after success. While a retrier decides, it is
     /// the failed attempt's error.
     public var error: CourierError? { mutableState.withLock { $0.error } }

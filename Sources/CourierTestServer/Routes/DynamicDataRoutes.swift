@@ -105,9 +105,6 @@ enum DynamicDataRoutes {
     }
 
     /// `/range/:n`: the `a`-`z` pattern, honouring `Range` and `If-Range`, paced by `duration`.
-    /// `ranges=ignored` sends the whole body every time (while still saying it serves ranges),
-    /// and `ranges=misaligned` answers a range one byte after the one asked for: the servers a
-    /// resuming client must not trust.
     static func range(_ request: ServerRequest, length: Int, maximumWait: TimeAmount) -> ServerResponse {
         let entityTag = "range\(length)"
         guard length > 0, length <= Routes.largestGeneratedBody else {
@@ -121,17 +118,12 @@ enum DynamicDataRoutes {
         }
         let chunkSize = Routes.chunkSize(request.queryInteger("chunk_size", default: 10 * 1024))
         let duration = min(.fromSeconds(request.queryNumber("duration", default: 0)), maximumWait)
-        var resolution = ByteRange.resolve(
+        let resolution = ByteRange.resolve(
             range: request.headers.first(name: "range"),
             ifRange: request.headers.first(name: "if-range"),
             length: length,
             entityTag: entityTag
         )
-        let rangeMode = request.queryValue("ranges")
-        if rangeMode == "ignored" { resolution = .full }
-        if rangeMode == "misaligned", case .partial(let start, let end) = resolution, start < end {
-            resolution = .partial(first: start + 1, last: end)
-        }
         let (first, last): (Int, Int)
         switch resolution {
         case .unsatisfiable:
