@@ -510,14 +510,21 @@ public class Request: @unchecked Sendable {
             head.cacheDecision = cacheDecision(state.cachedResponseHandler ?? session.cachedResponseHandler)
             state.requests.append(head)
             let storage = session.configuration.credentialStorage
-            let origin = state.initialRequest?.url ?? head.url
+            // The attempt's own first request, as adapted: an adapter (the caller's code) that
+            // moves the request to another host takes its credential there too.
+            let origin = head.url
             return RedirectSettings(
                 handler: state.redirectHandler ?? session.redirectHandler,
                 limit: state.redirectLimit ?? session.configuration.redirectLimit,
                 allowsInsecureRedirects: state.allowsInsecureRedirects
                     ?? session.configuration.allowsInsecureRedirects,
                 challengeResponder: state.credential == nil && storage == nil
-                    ? nil : ChallengeResponder(credential: state.credential.map { ($0, origin) }, storage: storage),
+                    ? nil
+                    : ChallengeResponder(
+                        credential: state.credential.map { ($0, origin) },
+                        storage: storage,
+                        nonceCounts: session.digestNonceCounts
+                    ),
                 cookies: session.configuration.cookieStorage,
                 setsOwnCookie: setsOwnCookie
             )

@@ -169,6 +169,8 @@ public final class Session: RequestDelegate, Sendable {
     }
 
     private let registry = Protected(Registry())
+    /// How many answers each Digest nonce has had, across the session's requests (RFC 7616's `nc`).
+    let digestNonceCounts = Protected(DigestAuthentication.NonceCounter())
     /// Times retry delays and request deadlines.
     let clock: SessionClock
 

@@ -19,6 +19,19 @@ struct ChallengeResponder: Sendable {
     /// Where stored credentials are looked up, and credentials the server accepted are kept
     /// (as their persistence says).
     let storage: URLCredentialStorage?
+    /// The session's Digest nonce counts, shared by its requests; `nil` counts each answer as a
+    /// nonce's first.
+    let nonceCounts: Protected<DigestAuthentication.NonceCounter>?
+
+    init(
+        credential: (credential: URLCredential, origin: URL)?,
+        storage: URLCredentialStorage?,
+        nonceCounts: Protected<DigestAuthentication.NonceCounter>? = nil
+    ) {
+        self.credential = credential
+        self.storage = storage
+        self.nonceCounts = nonceCounts
+    }
 
     /// A request answering a challenge: `next` carries the credential.
     struct Answer: Sendable {
@@ -67,7 +80,10 @@ struct ChallengeResponder: Sendable {
             value = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
             scheme = "Basic"
         case .digest(let digest):
-            // Each answer is to a new challenge (a new nonce): its count starts at 1.
+            // Counted per origin and nonce across the session's requests: a server may hand one
+            // nonce to several challenges, and takes a repeated count for a replay.
+            let key = "\(space.protocol ?? "")://\(space.host):\(space.port) \(digest.nonce)"
+            let count = nonceCounts?.withLock { $0.next(for: key) } ?? 1
             guard
                 let header = try? digest.authorization(
                     username: user,
@@ -75,7 +91,7 @@ struct ChallengeResponder: Sendable {
                     method: head.method,
                     target: Self.requestTarget(of: head.url),
                     body: body,
-                    nonceCount: 1,
+                    nonceCount: count,
                     clientNonce: DigestAuthentication.makeClientNonce()
                 )
             else { return nil }
@@ -99,7 +115,7 @@ struct ChallengeResponder: Sendable {
 
     /// The credential for `space`: the request's own when `url` is on its origin, else a stored one.
     private func credential(for space: URLProtectionSpace, url: URL) -> (URLCredential, isOwn: Bool)? {
-        if let (own, origin) = credential, RedirectPolicy.isSameOrigin(origin, url) { return (own, true) }
+        if let (own, origin) = credential, Self.mayReceiveOwnCredential(url, origin: origin) { return (own, true) }
         guard let storage, let stored = Self.storedSpace(matching: space, in: storage) else { return nil }
         if let credential = storage.defaultCredential(for: stored) { return (credential, false) }
         // Several stored for the space and none the default: the first by user name, so that the
@@ -110,17 +126,45 @@ struct ChallengeResponder: Sendable {
         return (credential, false)
     }
 
+    /// Whether a request's own credential, given for `origin`, may answer a challenge from `url`:
+    /// on the same origin, or on the same host moved from `http` to `https` on the default ports
+    /// (a server that upgrades before it asks). Never the other way, and never another host.
+    static func mayReceiveOwnCredential(_ url: URL, origin: URL) -> Bool {
+        if RedirectPolicy.isSameOrigin(origin, url) { return true }
+        return origin.scheme?.lowercased() == "http" && (origin.port ?? 80) == 80
+            && url.scheme?.lowercased() == "https" && (url.port ?? 443) == 443
+            && origin.host?.lowercased() == url.host?.lowercased()
+    }
+
     /// The space in `storage` equal to `space` by its parts. FoundationNetworking compares
     /// protection spaces by identity, so a lookup with an equal space made anew finds nothing
     /// there (URLSession on Linux never used a stored credential); comparing the parts works on
-    /// every platform.
+    /// every platform. The protocol and the method are compared as they mean, not as spelled:
+    /// on Linux `NSURLProtectionSpaceHTTPS` is the string `NSURLProtectionSpaceHTTPS`, not
+    /// `https` as on Apple platforms, and `NSURLAuthenticationMethodDefault` is Basic for HTTP.
     static func storedSpace(matching space: URLProtectionSpace, in storage: URLCredentialStorage) -> URLProtectionSpace?
     {
-        storage.allCredentials.keys.first { stored in
+        let scheme = Self.scheme(ofProtocol: space.protocol)
+        let method = Self.method(space.authenticationMethod)
+        return storage.allCredentials.keys.first { stored in
             stored.host.lowercased() == space.host.lowercased() && stored.port == space.port
-                && stored.protocol?.lowercased() == space.protocol?.lowercased() && stored.realm == space.realm
-                && stored.authenticationMethod == space.authenticationMethod
+                && Self.scheme(ofProtocol: stored.protocol) == scheme && stored.realm == space.realm
+                && Self.method(stored.authenticationMethod) == method
         }
+    }
+
+    /// A protection space's protocol as a URL scheme (`http`, `https`), whichever way it is spelled.
+    static func scheme(ofProtocol name: String?) -> String? {
+        guard let name else { return nil }
+        if name == NSURLProtectionSpaceHTTPS { return "https" }
+        if name == NSURLProtectionSpaceHTTP { return "http" }
+        return name.lowercased()
+    }
+
+    /// An authentication method with `NSURLAuthenticationMethodDefault` read as what it means for
+    /// HTTP, Basic.
+    private static func method(_ name: String) -> String {
+        name == NSURLAuthenticationMethodDefault ? NSURLAuthenticationMethodHTTPBasic : name
     }
 
     /// Keeps `credential`, which the server accepted, as the default for `space` in `storage`

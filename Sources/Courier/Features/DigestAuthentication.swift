@@ -7,8 +7,8 @@ import Foundation
 /// Build one from a parsed challenge with ``init(_:)``, which throws when the challenge cannot
 /// be answered (no realm, no nonce, an algorithm Courier lacks), then call
 /// ``authorization(username:password:method:target:body:nonceCount:clientNonce:)`` for each
-/// request it answers. That call is pure: the nonce count comes from a ``NonceCounter`` kept
-/// with the credential and the client nonce from ``makeClientNonce(using:)``, so a test can fix
+/// request it answers. That call is pure: the nonce count comes from a ``NonceCounter`` (a
+/// session keeps one for its requests) and the client nonce from ``makeClientNonce(using:)``, so a test can fix
 /// both.
 ///
 /// When a server rejects an answer with a new challenge whose ``isStale`` is `true`, the
@@ -358,23 +358,38 @@ extension DigestAuthentication {
     }
 
     /// How many requests each nonce has answered, for `nc`: 1 for a nonce's first answer, 2 for
-    /// its second, back to 1 when the server sends a new nonce. Keep one per credential and
-    /// protection space, so the server can tell a replayed answer from a new one.
+    /// its second, and so on, for the last ``maximumNonces`` nonces answered. A session keeps one
+    /// for all its requests (``ChallengeResponder``), so that a server handing the same nonce to
+    /// several `401`s (time-based nonces, requests in parallel) sees its count rise and can tell a
+    /// replayed answer from a new one (RFC 7616 §3.4); a nonce seen before counts on from where
+    /// it was.
     struct NonceCounter: Sendable, Equatable {
-        private var nonce: String?
-        private var count = 0
+        /// The most nonces counted at once; the oldest is forgotten to make room. A server that
+        /// sends a new nonce with every challenge must not make the counter grow without bound.
+        static let maximumNonces = 64
+
+        private var counts: [String: Int] = [:]
+        /// The nonces counted, oldest first.
+        private var order: [String] = []
 
         /// A counter that has counted nothing.
         init() {}
 
+        /// How many nonces it counts now.
+        var nonceCount: Int { order.count }
+
         /// Counts one more answer with `nonce` and returns its count.
         mutating func next(for nonce: String) -> Int {
-            if nonce != self.nonce {
-                self.nonce = nonce
-                count = 0
+            if let count = counts[nonce] {
+                counts[nonce] = count + 1
+                return count + 1
             }
-            count += 1
-            return count
+            if order.count >= Self.maximumNonces {
+                counts[order.removeFirst()] = nil
+            }
+            order.append(nonce)
+            counts[nonce] = 1
+            return 1
         }
     }
 }

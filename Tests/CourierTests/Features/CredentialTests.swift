@@ -93,6 +93,61 @@ import FoundationNetworking
         }
     }
 
+    /// Stored the way Foundation spells it: `NSURLProtectionSpaceHTTP` (on Linux not the string
+    /// `http`) and `NSURLAuthenticationMethodDefault` (Basic, for HTTP).
+    @Test(arguments: TransportKind.allCases)
+    func aCredentialStoredWithFoundationsConstantsAnswers(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let storage = URLCredentialStorage.shared
+            let space = URLProtectionSpace(
+                host: "127.0.0.1",
+                port: server.port,
+                protocol: NSURLProtectionSpaceHTTP,
+                realm: "Fake Realm",
+                authenticationMethod: NSURLAuthenticationMethodDefault
+            )
+            storage.set(URLCredential(user: "ada", password: "lovelace", persistence: .forSession), for: space)
+            defer {
+                for (kept, credentials) in storage.allCredentials where kept.port == space.port {
+                    for credential in credentials.values { storage.remove(credential, for: kept) }
+                }
+            }
+            let session = transport.makeSession { $0.credentialStorage = storage }
+            let response = await session.request(server.url("/basic-auth/ada/lovelace"))
+                .serializingDecodable(Answer.self).response
+            #expect(response.value?.user == "ada", "\(String(describing: response.error))")
+            await session.invalidate()
+        }
+    }
+
+    /// An adapter (the caller's own code) that moves the request to another server takes the
+    /// request's credential with it: the credential is for where the request is sent.
+    @Test(arguments: TransportKind.allCases)
+    func aRequestsOwnCredentialAnswersWhereAnAdapterSentIt(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { written in
+            try await TestServer.withRunningServer { actual in
+                let port = actual.port
+                let session = transport.makeSession(
+                    { $0.credentialStorage = nil },
+                    interceptor: Adapter { request, _ in
+                        var request = request
+                        guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                        else { return request }
+                        components.port = port
+                        request.url = components.url
+                        return request
+                    }
+                )
+                let request = session.request(written.url("/basic-auth/ada/lovelace"))
+                    .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                let answer = try await request.validate().serializingDecodable(Answer.self).value
+                #expect(answer.authenticated && answer.user == "ada")
+                #expect(request.response?.url?.port == port)
+                await session.invalidate()
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aCredentialNeverFollowsARedirectToAnotherOrigin(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { origin in

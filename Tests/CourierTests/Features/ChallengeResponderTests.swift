@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What answers a `401`, with no I/O: nonce counting across a session's requests, where a
+/// request's own credential may go, and how stored protection spaces are matched.
+@Suite struct ChallengeResponderTests {
+    private static func url(_ string: String) throws -> URL { try #require(URL(string: string)) }
+
+    private static func digestChallenge(nonce: String, at url: URL) -> ResponseHead {
+        ResponseHead(
+            url: url,
+            statusCode: 401,
+            httpVersion: "HTTP/1.1",
+            headerFields: [("WWW-Authenticate", "Digest realm=\"r\", nonce=\"\(nonce)\", qop=\"auth\", algorithm=SHA-256")]
+        )
+    }
+
+    /// The `nc` an answer carries.
+    private static func nonceCount(of answer: ChallengeResponder.Answer?) -> String? {
+        guard let value = answer?.next.headers["Authorization"], let range = value.range(of: "nc=") else { return nil }
+        return String(value[range.upperBound...].prefix(8))
+    }
+
+    @Test func aNonceAnsweredAgainCountsOnAcrossTheSessionsRequests() throws {
+        let target = try Self.url("http://example.org/a")
+        let counts = Protected(DigestAuthentication.NonceCounter())
+        let credential = URLCredential(user: "ada", password: "pw", persistence: .none)
+        // Two requests of one session, each with a responder of its own, as each attempt makes.
+        let first = ChallengeResponder(credential: (credential, target), storage: nil, nonceCounts: counts)
+        let second = ChallengeResponder(credential: (credential, target), storage: nil, nonceCounts: counts)
+        let head = RequestHead(method: .get, url: target)
+        let challenge = Self.digestChallenge(nonce: "same", at: target)
+        #expect(Self.nonceCount(of: first.answer(to: challenge, for: head)) == "00000001")
+        #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000002")
+        // A new nonce starts at one; the same nonce from another origin is another count.
+        #expect(Self.nonceCount(of: first.answer(to: Self.digestChallenge(nonce: "new", at: target), for: head)) == "00000001")
+        let other = try Self.url("http://example.org:8080/a")
+        let elsewhere = ChallengeResponder(credential: (credential, other), storage: nil, nonceCounts: counts)
+        #expect(
+            Self.nonceCount(
+                of: elsewhere.answer(
+                    to: Self.digestChallenge(nonce: "same", at: other),
+                    for: RequestHead(method: .get, url: other)
+                )
+            ) == "00000001"
+        )
+        #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000003")
+    }
+
+    @Test func theNonceCounterForgetsTheOldestPastItsLimit() {
+        var counter = DigestAuthentication.NonceCounter()
+        #expect(counter.next(for: "first") == 1)
+        #expect(counter.next(for: "first") == 2)
+        for index in 0..<DigestAuthentication.NonceCounter.maximumNonces {
+            _ = counter.next(for: "nonce \(index)")
+        }
+        #expect(counter.nonceCount == DigestAuthentication.NonceCounter.maximumNonces)
+        #expect(counter.next(for: "first") == 1, "forgotten to make room, so counted afresh")
+    }
+
+    @Test func aRequestsOwnCredentialGoesToItsOriginAndItsHTTPSUpgradeOnly() throws {
+        let origin = try Self.url("http://example.org/login")
+        func allowed(_ url: String) throws -> Bool {
+            ChallengeResponder.mayReceiveOwnCredential(try Self.url(url), origin: origin)
+        }
+        #expect(try allowed("http://example.org/other"))
+        #expect(try allowed("http://EXAMPLE.org:80/other"))
+        #expect(try allowed("https://example.org/secure"), "the same host upgraded to https")
+        #expect(try allowed("https://example.org:443/secure"))
+        #expect(try !allowed("https://example.org:8443/secure"), "another port is another server")
+        #expect(try !allowed("https://www.example.org/secure"), "another host")
+        #expect(try !allowed("http://example.org:8080/other"))
+        let secure = try Self.url("https://example.org/login")
+        #expect(
+            !ChallengeResponder.mayReceiveOwnCredential(try Self.url("http://example.org/login"), origin: secure),
+            "never down from https to http"
+        )
+        let onPort = try Self.url("http://example.org:8080/login")
+        #expect(!ChallengeResponder.mayReceiveOwnCredential(try Self.url("https://example.org/login"), origin: onPort))
+    }
+
+    @Test func storedSpacesMatchByMeaningNotSpelling() {
+        #expect(ChallengeResponder.scheme(ofProtocol: NSURLProtectionSpaceHTTPS) == "https")
+        #expect(ChallengeResponder.scheme(ofProtocol: NSURLProtectionSpaceHTTP) == "http")
+        #expect(ChallengeResponder.scheme(ofProtocol: "HTTPS") == "https")
+        #expect(ChallengeResponder.scheme(ofProtocol: nil) == nil)
+    }
+}
