@@ -44,7 +44,9 @@ public final class URLSessionTransport: Transport {
     ///   - configuration: The URLSession configuration; by default `.default` with no URL cache
     ///     and no cookie handling. Its delegate queue is always Courier's own serial queue. A
     ///     `URLCache` it has is replaced by Courier's cache (``httpCache``), and its
-    ///     `requestCachePolicy` then applies to that cache.
+    ///     `requestCachePolicy` then applies to that cache. Its cookie handling is always turned
+    ///     off: the Courier session keeps cookies (`Session.Configuration.cookieStorage`; wrap an
+    ///     `HTTPCookieStorage` in ``HTTPCookieStorageAdapter`` to keep them there).
     ///   - maximumHeldBytes: Where the transfer cannot be paused (FoundationNetworking on Linux),
     ///     the most response bytes held in memory for a request that is suspended, such as a
     ///     stream whose consumer fell behind (16 MiB by default; at least 64 KiB). Past it, the
@@ -58,11 +60,17 @@ public final class URLSessionTransport: Transport {
         router = TaskRouter()
         let urlCache = configuration.urlCache
         var configuration = configuration
-        if urlCache != nil {
+        let handlesCookies = configuration.httpShouldSetCookies || configuration.httpCookieAcceptPolicy != .never
+        if urlCache != nil || handlesCookies {
             // A copy, so the caller's configuration keeps what it was given; FoundationNetworking's
             // cache never runs.
             if let copy = configuration.copy() as? URLSessionConfiguration { configuration = copy }
             configuration.urlCache = nil
+            // Cookies are the Courier session's (its `cookieStorage`), kept by RFC 6265 on each
+            // redirect hop Courier follows. URLSession's own would be added and stored on every
+            // hop beside them, by FoundationNetworking's looser rules on Linux.
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieAcceptPolicy = .never
         }
         // One of no capacity is a common way to turn caching off: it stays off.
         if let urlCache, urlCache.memoryCapacity > 0 || urlCache.diskCapacity > 0 {

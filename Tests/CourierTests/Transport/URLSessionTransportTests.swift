@@ -9,6 +9,28 @@ import FoundationNetworking
 #endif
 
 @Suite struct URLSessionTransportTests {
+    /// A configuration with URLSession's cookies on (`.ephemeral` keeps its own store) does not
+    /// bring them back: the Courier session keeps cookies, or, here, none.
+    @Test func aConfigurationsOwnCookieHandlingIsTurnedOff() async throws {
+        struct Echo: Decodable { var cookies: [String: String] }
+        try await TestServer.withRunningServer { server in
+            let configuration = URLSessionConfiguration.ephemeral
+            #expect(configuration.httpShouldSetCookies, "the premise: ephemeral sets cookies")
+            let session = Session(
+                configuration: Session.Configuration { $0.cookieStorage = nil },
+                transport: URLSessionTransport(configuration: configuration)
+            )
+            // A 302 with the cookie, then its redirect to /cookies, which echoes what came.
+            let set = try await session.request(server.url("/cookies/set?session=abc123"))
+                .serializingDecodable(Echo.self).value
+            #expect(set.cookies.isEmpty)
+            let later = try await session.request(server.url("/cookies")).serializingDecodable(Echo.self).value
+            #expect(later.cookies.isEmpty, "URLSession stored nothing and sent nothing")
+            #expect(configuration.httpShouldSetCookies, "the caller's configuration is left as it was")
+            await session.invalidate()
+        }
+    }
+
     /// `invalidate()` returns once URLSession has reported the session invalid, after its
     /// tasks' last delegate calls, whether it is called once, again, or twice at the same time
     /// (URLSession reports the invalidation only once).
