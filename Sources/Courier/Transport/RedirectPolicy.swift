@@ -64,12 +64,17 @@ public enum RedirectPolicy {
         // User info in a Location is the server's to give, not to send on: it is dropped, so that
         // it reaches no request, record, monitor or log.
         var target = next
-        if next.user != nil || next.password != nil,
+        // A Location without a fragment keeps the request's (RFC 9110 §10.2.2), which resolving
+        // a reference by RFC 3986 drops: `/a#part` redirected to `/b` is `/b#part`. Fragments
+        // never go on the wire; they are what the response's URL and the records say.
+        let inheritsFragment = next.fragment == nil && currentURL.fragment != nil
+        if next.user != nil || next.password != nil || inheritsFragment,
             var components = URLComponents(url: next, resolvingAgainstBaseURL: false)
         {
             components.user = nil
             components.password = nil
-            if let stripped = components.url { target = stripped }
+            if inheritsFragment { components.percentEncodedFragment = currentURL.fragment(percentEncoded: true) }
+            if let changed = components.url { target = changed }
         }
         let upper = method.uppercased()
         let becomesGet = (status == 303 && upper != "HEAD") || ((status == 301 || status == 302) && upper == "POST")

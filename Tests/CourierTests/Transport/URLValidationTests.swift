@@ -120,6 +120,22 @@ import FoundationNetworking
         #expect(!hop.leavesOrigin)
     }
 
+    /// RFC 9110 §10.2.2: a `Location` without a fragment inherits the request's; one with its
+    /// own keeps it.
+    @Test(arguments: [
+        ("/next", "http://127.0.0.1:8080/next#part%20two"),
+        ("/next#own", "http://127.0.0.1:8080/next#own"),
+        ("http://u:p@example.org/x", "http://example.org/x#part%20two"),
+        ("//example.org/x?q=1", "http://example.org/x?q=1#part%20two"),
+    ])
+    func aLocationWithoutAFragmentKeepsTheRequests(location: String, expected: String) throws {
+        let from = try #require(URL(string: "http://127.0.0.1:8080/start#part%20two"))
+        let hop = try #require(followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: from)))
+        #expect(hop.url.absoluteString == expected)
+        let plain = try #require(followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: origin)))
+        #expect(plain.url.fragment == (location.contains("#") ? "own" : nil), "no fragment to inherit")
+    }
+
     @Test(
         arguments: [
             (200, "/x"), (304, "/x"), (300, "/x"), (302, nil), (302, ""), (302, "mailto:a@b"), (302, "ftp://h/"),

@@ -23,8 +23,28 @@ extension CookieJar {
 
         /// Stores `cookie`, set by a response from `origin` (§5.3, steps 11-12, and RFC 6265bis's
         /// rule that a plain `http` response cannot shadow a `Secure` cookie).
-        mutating func insert(_ cookie: Cookie, from origin: CookieOrigin, now: Date) {
-            if !cookie.isSecure, !origin.isSecure, shadowsSecureCookie(cookie, now: now) { return }
+        mutating func insert(_ cookies: [Cookie], from origin: CookieOrigin, now: Date) {
+            // Looked up by name, gathered once per response rather than scanned for each cookie,
+            // which a hostile response of many fields made quadratic. No cookie of a plain
+            // `http` response adds or replaces a `Secure` one: one marked `Secure` is refused
+            // before it gets here, and a plain one that would replace one shadows it.
+            let secureByName =
+                origin.isSecure
+                ? [:] : Dictionary(grouping: entries.values.lazy.map(\.cookie).filter(\.isSecure), by: \.name)
+            for cookie in cookies { insert(cookie, from: origin, now: now, secureByName: secureByName) }
+        }
+
+        private mutating func insert(
+            _ cookie: Cookie,
+            from origin: CookieOrigin,
+            now: Date,
+            secureByName: [String: [Cookie]]
+        ) {
+            if !cookie.isSecure, !origin.isSecure,
+                Self.shadowsSecureCookie(cookie, among: secureByName[cookie.name] ?? [], now: now)
+            {
+                return
+            }
             let key = CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)
             var cookie = cookie
             var creationOrder: UInt64?
@@ -39,12 +59,11 @@ extension CookieJar {
             entries[key] = Entry(cookie: cookie, creationOrder: creationOrder ?? order, accessOrder: order)
         }
 
-        /// Whether a `Secure` cookie of the same name is stored for a domain that domain-matches
-        /// the new one's (either way round) and a path the new one's path-matches.
-        private func shadowsSecureCookie(_ cookie: Cookie, now: Date) -> Bool {
-            entries.values.contains { entry in
-                let old = entry.cookie
-                return old.isSecure && old.name == cookie.name && !old.isExpired(at: now)
+        /// Whether one of `secure`, the stored `Secure` cookies of the same name, is for a domain
+        /// that domain-matches the new one's (either way round) and a path the new one's path-matches.
+        private static func shadowsSecureCookie(_ cookie: Cookie, among secure: [Cookie], now: Date) -> Bool {
+            secure.contains { old in
+                old.isSecure && old.name == cookie.name && !old.isExpired(at: now)
                     && (CookieMatching.domainMatches(host: old.domain, domain: cookie.domain)
                         || CookieMatching.domainMatches(host: cookie.domain, domain: old.domain))
                     && CookieMatching.pathMatches(requestPath: cookie.path, cookiePath: old.path)

@@ -58,7 +58,7 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
         }
         guard !cookies.isEmpty else { return }
         state.withLock { state in
-            for cookie in cookies { state.insert(cookie, from: origin, now: now) }
+            state.insert(cookies, from: origin, now: now)
             state.evict(now: now, limits: limits)
         }
     }
