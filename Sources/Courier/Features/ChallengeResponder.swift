@@ -51,10 +51,11 @@ struct ChallengeResponder: Sendable {
     func answer(to response: ResponseHead, for head: RequestHead, body: Data? = nil) -> Answer? {
         // A request that carries its own `Authorization` (a token from an interceptor, user
         // info from its URL) meant that one: a 401 to it is the answer, not a cue to try another.
-        guard response.statusCode == 401, head.headers.value(for: "Authorization") == nil,
-            let field = response.value(forHTTPHeaderField: "WWW-Authenticate")
-        else { return nil }
-        let challenges = AuthenticationChallenge.parse(field)
+        guard response.statusCode == 401, head.headers.value(for: "Authorization") == nil else { return nil }
+        // Field by field where the fields are known: an unterminated quote in one must not swallow
+        // the challenges of the next.
+        let challenges = response.values(forHTTPHeaderField: "WWW-Authenticate").flatMap(AuthenticationChallenge.parse)
+        guard !challenges.isEmpty else { return nil }
         guard let preferred = PreferredChallenge.strongest(in: challenges, bodyAvailable: body != nil) else {
             return nil
         }

@@ -117,6 +117,14 @@ public final class ResponseHead: Sendable {
         return index.joinedValue(forKey: HTTPHeaders.key(for: name), in: fields)
     }
 
+    /// The values of every field named `name` (case-insensitive), one per field as received;
+    /// from an `HTTPURLResponse`, which joins them, the joined value. For fields that must be
+    /// read one at a time, such as challenges, where a malformed one must not run into the next.
+    func values(forHTTPHeaderField name: String) -> [String] {
+        if let given { return given.value(forHTTPHeaderField: name).map { [$0] } ?? [] }
+        return fields.compactMap { HTTPHeaders.namesMatch($0.name, name) ? $0.value : nil }
+    }
+
     /// The `Set-Cookie` fields, one per cookie: as received when the head was read from its
     /// parts; split again where an `HTTPURLResponse` joined them (``SetCookie/unfold(_:)``,
     /// which never splits inside an `Expires` date). Linear in the number of fields.

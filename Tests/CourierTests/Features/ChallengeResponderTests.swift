@@ -53,6 +53,27 @@ import FoundationNetworking
         #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000003")
     }
 
+    /// Each `WWW-Authenticate` field is read on its own: an unterminated quote in one does not
+    /// swallow the Digest challenge of the next (joined with ", " it would).
+    @Test func aMalformedChallengeFieldDoesNotHideTheNext() throws {
+        let target = try Self.url("http://example.org/a")
+        let responder = ChallengeResponder(
+            credential: (URLCredential(user: "ada", password: "pw", persistence: .none), target),
+            storage: nil
+        )
+        let response = ResponseHead(
+            url: target,
+            statusCode: 401,
+            httpVersion: "HTTP/1.1",
+            headerFields: [
+                ("WWW-Authenticate", "Basic realm=\"unterminated"),
+                ("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n\", qop=\"auth\""),
+            ]
+        )
+        let answer = responder.answer(to: response, for: RequestHead(method: .get, url: target))
+        #expect(answer?.scheme == "Digest")
+    }
+
     @Test func theNonceCounterForgetsTheOldestPastItsLimit() {
         var counter = DigestAuthentication.NonceCounter()
         #expect(counter.next(for: "first") == 1)
