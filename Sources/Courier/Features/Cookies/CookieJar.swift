@@ -8,10 +8,11 @@ import Foundation
 /// - a cookie without `Domain` is host-only: sent back to the request's host alone;
 /// - a `Domain` must domain-match the request's host (`example.com` from `www.example.com`), or
 ///   the cookie is ignored; for an IP address it must be the address itself; a single label
-///   (`com`, `localhost`) is accepted only from that very host, as a host-only cookie. There is
-///   no public suffix list: a `Domain` such as `co.uk` from `www.example.co.uk` is accepted, as
-///   it would be by a browser without its list. Set ``Limits`` or use a jar per trust boundary
-///   where that matters;
+///   (`com`, `localhost`) is accepted only from that very host, as a host-only cookie. A `Domain`
+///   that is a public suffix (``PublicSuffixList``: `co.uk`, `github.io`) is ignored, or taken as
+///   host-only from that very host; without a list (``PublicSuffixList/system`` where the system
+///   installs none, as on Apple platforms) such a `Domain` is accepted, as a browser without its
+///   list would;
 /// - without a `Path` (or with one not starting with `/`), the path is the directory of the
 ///   request's path;
 /// - a `Secure` cookie set over plain `http` is ignored, and so is a plain cookie set over `http`
@@ -32,6 +33,8 @@ import Foundation
 public final class CookieJar: CookieStorage, CustomStringConvertible {
     /// The limits the jar evicts cookies by.
     public let limits: Limits
+    /// The public suffixes a `Domain` may not name.
+    public let publicSuffixes: PublicSuffixList
     private let now: @Sendable () -> Date
     // The one guard of the jar's mutable state.
     private let state = Protected(State())
@@ -40,9 +43,16 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - limits: How many cookies to keep per domain and in all.
+    ///   - publicSuffixes: The public suffixes a `Set-Cookie`'s `Domain` may not name; the
+    ///     system's list by default (read the first time a cookie names a `Domain`).
     ///   - now: The clock expiry and access times are read from; tests pass a fixed one.
-    public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        limits: Limits = Limits(),
+        publicSuffixes: PublicSuffixList = .system,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.limits = limits
+        self.publicSuffixes = publicSuffixes
         self.now = now
     }
 
@@ -54,7 +64,9 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
         guard let origin = CookieOrigin(url) else { return }
         let now = self.now()
         let cookies = setCookieFields.compactMap { field in
-            SetCookie.parse(field).flatMap { Self.cookie(from: $0, origin: origin, now: now) }
+            SetCookie.parse(field).flatMap {
+                Self.cookie(from: $0, origin: origin, now: now, publicSuffixes: publicSuffixes)
+            }
         }
         guard !cookies.isEmpty else { return }
         state.withLock { state in
@@ -65,7 +77,12 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
 
     /// The cookie a parsed `Set-Cookie` makes for a response from `origin` (§5.3, steps 3-10), or
     /// `nil` if it must be ignored.
-    static func cookie(from setCookie: SetCookie, origin: CookieOrigin, now: Date) -> Cookie? {
+    static func cookie(
+        from setCookie: SetCookie,
+        origin: CookieOrigin,
+        now: Date,
+        publicSuffixes: PublicSuffixList
+    ) -> Cookie? {
         var expiresAt = setCookie.expires
         if let maxAge = setCookie.maxAge {
             expiresAt = maxAge <= 0 ? Date.distantPast : min(now.addingTimeInterval(Double(maxAge)), Date.distantFuture)
@@ -76,12 +93,16 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
         if let attribute = setCookie.domain {
             if attribute == origin.host {
                 // `Domain=` the host itself widens the cookie to its subdomains, except for an
-                // address or a single label, which have none: there it is the same as no Domain.
-                isHostOnly = CookieMatching.isIPAddress(attribute) || !attribute.utf8.contains(UInt8(ascii: "."))
+                // address, a single label or a public suffix: there it is the same as no Domain.
+                isHostOnly =
+                    CookieMatching.isIPAddress(attribute) || !attribute.utf8.contains(UInt8(ascii: "."))
+                    || publicSuffixes.isPublicSuffix(attribute)
             } else {
-                // A single label (`com`) is a public suffix to any list; an address matches only itself.
+                // A single label (`com`) is a public suffix to any list; an address matches only
+                // itself; a listed public suffix (`co.uk`) is no one's to set cookies for.
                 guard attribute.utf8.contains(UInt8(ascii: ".")),
-                    CookieMatching.domainMatches(host: origin.host, domain: attribute)
+                    CookieMatching.domainMatches(host: origin.host, domain: attribute),
+                    !publicSuffixes.isPublicSuffix(attribute)
                 else { return nil }
                 domain = attribute
                 isHostOnly = false

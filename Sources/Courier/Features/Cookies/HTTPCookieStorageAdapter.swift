@@ -23,13 +23,18 @@ import FoundationNetworking
 public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConvertible {
     /// The Foundation storage the cookies are kept in.
     public let storage: HTTPCookieStorage
+    /// The public suffixes a `Set-Cookie`'s `Domain` may not name (see ``CookieJar``).
+    public let publicSuffixes: PublicSuffixList
 
     /// An adapter over `storage`.
     ///
-    /// - Parameter storage: Where to keep cookies; `HTTPCookieStorage.shared` by default, which on
-    ///   Linux FoundationNetworking also writes to a file in the user's home directory.
-    public init(_ storage: HTTPCookieStorage = .shared) {
+    /// - Parameters:
+    ///   - storage: Where to keep cookies; `HTTPCookieStorage.shared` by default, which on Linux
+    ///     FoundationNetworking also writes to a file in the user's home directory.
+    ///   - publicSuffixes: The public suffixes a `Domain` may not name; the system's list by default.
+    public init(_ storage: HTTPCookieStorage = .shared, publicSuffixes: PublicSuffixList = .system) {
         self.storage = storage
+        self.publicSuffixes = publicSuffixes
     }
 
     /// Stores the cookies a response to `url` set, validated by Courier's rules (as
@@ -39,7 +44,7 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         let now = Date()
         for field in setCookieFields {
             guard let parsed = SetCookie.parse(field),
-                let cookie = CookieJar.cookie(from: parsed, origin: origin, now: now)
+                let cookie = CookieJar.cookie(from: parsed, origin: origin, now: now, publicSuffixes: publicSuffixes)
             else { continue }
             // RFC 6265bis: a plain cookie from `http` may not shadow a stored `Secure` one.
             let stored = storage.cookies ?? []
