@@ -46,7 +46,10 @@ public final class URLSessionTransport: Transport {
     ///     `URLCache` it has is replaced by Courier's cache (``httpCache``), and its
     ///     `requestCachePolicy` then applies to that cache. Its cookie handling is always turned
     ///     off: the Courier session keeps cookies (`Session.Configuration.cookieStorage`; wrap an
-    ///     `HTTPCookieStorage` in ``HTTPCookieStorageAdapter`` to keep them there).
+    ///     `HTTPCookieStorage` in ``HTTPCookieStorageAdapter`` to keep them there). Its
+    ///     `httpAdditionalHeaders` go on every request URLSession sends, each redirect hop to
+    ///     another origin too, where Courier cannot drop them: give credentials to the request
+    ///     (`authenticate`, its headers) or an adapter, not to this configuration.
     ///   - maximumHeldBytes: Where the transfer cannot be paused (FoundationNetworking on Linux),
     ///     the most response bytes held in memory for a request that is suspended, such as a
     ///     stream whose consumer fell behind (16 MiB by default; at least 64 KiB). Past it, the
