@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// A request's own credential: what it answers a `401` with, to the origin it was made for.
+// A request's own credential: what it answers a `401` with, on the origin it is sent to.
 extension Request {
     /// The credential this request answers a server's `401` with, if one was set with
     /// ``authenticate(username:password:persistence:)`` or ``authenticate(with:)``.
@@ -13,7 +13,8 @@ extension Request {
     /// Answers the server's `401` with `username` and `password`, by the strongest scheme it
     /// offers that Courier supports, once per attempt; a second `401` fails the request with
     /// ``CourierError/Kind/authenticationFailed``. The credential goes only to the origin the
-    /// request was made for (never after a redirect elsewhere). Once accepted, it is kept in the
+    /// request is sent to, after its adapters, or to the same host upgraded from `http` to
+    /// `https` on the default ports (never after a redirect elsewhere). Once accepted, it is kept in the
     /// session's ``Session/Configuration/credentialStorage`` as `persistence` says.
     @discardableResult
     public func authenticate(

@@ -1,8 +1,8 @@
 /// One challenge of a `WWW-Authenticate` or `Proxy-Authenticate` field (RFC 9110 §11.6.1,
 /// §11.7.1): an authentication scheme with either a token68 or parameters.
 ///
-/// A server may send several challenges, in one field or in several (which the transports join
-/// with `", "`); ``parse(_:)`` reads them all, so that a client can answer the strongest scheme
+/// A server may send several challenges, in one field or in several (read one at a time where
+/// the transport keeps them apart, else joined with `", "`); ``parse(_:)`` reads them all, so that a client can answer the strongest scheme
 /// it supports rather than the first one listed. The grammar is the RFC's:
 ///
 /// ```

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Answers a server's `401` with a credential, as URLSession would, but identically over every
 /// transport and on Linux: the request's own credential (``Request/authenticate(with:)``), only
-/// ever to the origin the request was made for, or one stored in the session's
+/// ever to the origin the attempt was sent to (or its `https` upgrade), or one stored in the session's
 /// `URLCredentialStorage` for the challenge's protection space (host, port, scheme, realm and
 /// authentication method).
 ///
@@ -14,7 +14,7 @@ import FoundationNetworking
 /// scheme Courier supports is answered (``PreferredChallenge``): Digest per RFC 7616
 /// (``DigestAuthentication``), then Basic.
 struct ChallengeResponder: Sendable {
-    /// The request's own credential, and the URL whose origin it may be sent to.
+    /// The request's own credential, and the URL whose origin (or its `https` upgrade) it may be sent to.
     let credential: (credential: URLCredential, origin: URL)?
     /// Where stored credentials are looked up, and credentials the server accepted are kept
     /// (as their persistence says).
@@ -26,7 +26,7 @@ struct ChallengeResponder: Sendable {
     init(
         credential: (credential: URLCredential, origin: URL)?,
         storage: URLCredentialStorage?,
-        nonceCounts: Protected<DigestAuthentication.NonceCounter>? = nil
+        nonceCounts: Protected<DigestAuthentication.NonceCounter>?
     ) {
         self.credential = credential
         self.storage = storage
@@ -114,7 +114,7 @@ struct ChallengeResponder: Sendable {
         return target + "?" + query
     }
 
-    /// The credential for `space`: the request's own when `url` is on its origin, else a stored one.
+    /// The credential for `space`: the request's own when `url` may receive it, else a stored one.
     private func credential(for space: URLProtectionSpace, url: URL) -> (URLCredential, isOwn: Bool)? {
         if let (own, origin) = credential, Self.mayReceiveOwnCredential(url, origin: origin) { return (own, true) }
         guard let storage, let stored = Self.storedSpace(matching: space, in: storage) else { return nil }
@@ -147,10 +147,18 @@ struct ChallengeResponder: Sendable {
     {
         let scheme = Self.scheme(ofProtocol: space.protocol)
         let method = Self.method(space.authenticationMethod)
-        return storage.allCredentials.keys.first { stored in
+        let matching = storage.allCredentials.keys.filter { stored in
             stored.host.lowercased() == space.host.lowercased() && stored.port == space.port
                 && Self.scheme(ofProtocol: stored.protocol) == scheme && stored.realm == space.realm
                 && Self.method(stored.authenticationMethod) == method
+        }
+        // Two spellings of one space may both be stored: the one spelled as asked wins, then
+        // the same one on every run, whatever the dictionary's order.
+        return matching.min { left, right in
+            let leftExact = left.protocol == space.protocol && left.authenticationMethod == space.authenticationMethod
+            let rightExact = right.protocol == space.protocol && right.authenticationMethod == space.authenticationMethod
+            if leftExact != rightExact { return leftExact }
+            return (left.protocol ?? "", left.authenticationMethod) < (right.protocol ?? "", right.authenticationMethod)
         }
     }
 

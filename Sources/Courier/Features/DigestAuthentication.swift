@@ -358,18 +358,19 @@ extension DigestAuthentication {
     }
 
     /// How many requests each nonce has answered, for `nc`: 1 for a nonce's first answer, 2 for
-    /// its second, and so on, for the last ``maximumNonces`` nonces answered. A session keeps one
+    /// its second, and so on, for the ``maximumNonces`` nonces answered most recently. A session keeps one
     /// for all its requests (``ChallengeResponder``), so that a server handing the same nonce to
     /// several `401`s (time-based nonces, requests in parallel) sees its count rise and can tell a
     /// replayed answer from a new one (RFC 7616 §3.4); a nonce seen before counts on from where
     /// it was.
     struct NonceCounter: Sendable, Equatable {
-        /// The most nonces counted at once; the oldest is forgotten to make room. A server that
-        /// sends a new nonce with every challenge must not make the counter grow without bound.
+        /// The most nonces counted at once; the least recently answered is forgotten to make
+        /// room. A server that sends a new nonce with every challenge must not make the counter
+        /// grow without bound (each nonce is at most ``DigestAuthentication/maximumParameterLength``).
         static let maximumNonces = 64
 
         private var counts: [String: Int] = [:]
-        /// The nonces counted, oldest first.
+        /// The nonces counted, least recently answered first.
         private var order: [String] = []
 
         /// A counter that has counted nothing.
@@ -382,6 +383,10 @@ extension DigestAuthentication {
         mutating func next(for nonce: String) -> Int {
             if let count = counts[nonce] {
                 counts[nonce] = count + 1
+                if let position = order.firstIndex(of: nonce) {
+                    order.remove(at: position)
+                    order.append(nonce)
+                }
                 return count + 1
             }
             if order.count >= Self.maximumNonces {

@@ -67,14 +67,19 @@ public enum RedirectPolicy {
         // A Location without a fragment keeps the request's (RFC 9110 §10.2.2), which resolving
         // a reference by RFC 3986 drops: `/a#part` redirected to `/b` is `/b#part`. Fragments
         // never go on the wire; they are what the response's URL and the records say.
-        let inheritsFragment = next.fragment == nil && currentURL.fragment != nil
-        if next.user != nil || next.password != nil || inheritsFragment,
+        if next.user != nil || next.password != nil,
             var components = URLComponents(url: next, resolvingAgainstBaseURL: false)
         {
             components.user = nil
             components.password = nil
-            if inheritsFragment { components.percentEncodedFragment = currentURL.fragment(percentEncoded: true) }
-            if let changed = components.url { target = changed }
+            if let stripped = components.url { target = stripped }
+        }
+        // Parsed as text, which fails softly: URLComponents' fragment setter traps on what it
+        // takes for a bad fragment, and this one came from a server's earlier Location.
+        if next.fragment == nil, let fragment = currentURL.fragment(percentEncoded: true),
+            let withFragment = URL(string: target.absoluteString + "#" + fragment)
+        {
+            target = withFragment
         }
         let upper = method.uppercased()
         let becomesGet = (status == 303 && upper != "HEAD") || ((status == 301 || status == 302) && upper == "POST")

@@ -74,6 +74,9 @@ enum AuthRoutes {
     ///   counts `stale_after` down by one (a value that is not a number becomes `never`).
     /// - `?require-cookie=1` also demands the `fake` cookie: without any cookie a challenge,
     ///   with the wrong one a `403`.
+    /// - Courier's addition: `?nonce=VALUE` (letters and digits) makes every challenge carry that
+    ///   nonce instead of a random one, and a success then names the `nc` it was answered with in
+    ///   a `Courier-Digest-Nonce-Count` header: for clients that count a nonce answered again.
     ///
     /// Where httpbin answers malformed input with a `500` (an `Authorization` lacking `nc` or
     /// `cnonce` with a `qop`, a `qop` it does not know), this route answers a new challenge; and
@@ -119,11 +122,23 @@ enum AuthRoutes {
             .object(["authenticated": .bool(true), "user": .string(request.parameters["user"] ?? "")])
         )
         response.headers.append(("Set-Cookie", "fake=fake_value; Path=/"))
+        if fixedNonce(of: request) != nil, let count = credentials["nc"] {
+            response.headers.append(("Courier-Digest-Nonce-Count", count))
+        }
         if let staleAfterCookie {
             let next = Int(staleAfterCookie).map { String($0 - 1) } ?? "never"
             response.headers.append(("Set-Cookie", "stale_after=\(CookieRoutes.quoted(next)); Path=/"))
         }
         return response
+    }
+
+    /// The nonce `?nonce=` asks every challenge to carry, if it is letters and digits (so it can
+    /// be sent quoted as it is).
+    private static func fixedNonce(of request: ServerRequest) -> String? {
+        guard let nonce = request.queryValue("nonce"), !nonce.isEmpty, nonce.utf8.count <= 64,
+            nonce.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        else { return nil }
+        return nonce
     }
 
     /// A `401` with httpbin's Digest challenge: werkzeug's field, parameters in its order.
@@ -136,7 +151,7 @@ enum AuthRoutes {
         var generator = SystemRandomNumberGenerator()
         let random = { (0..<10).map { _ in UInt8.random(in: .min ... .max, using: &generator) } }
         let nonceSeed = Array("\(request.remoteAddress):\(Date().timeIntervalSince1970):".utf8) + random()
-        let nonce = digestHash(nonceSeed, algorithm: algorithm)
+        let nonce = fixedNonce(of: request) ?? digestHash(nonceSeed, algorithm: algorithm)
         let opaque = digestHash(random(), algorithm: algorithm)
         let field =
             "Digest realm=\"\(digestRealm)\", nonce=\"\(nonce)\", opaque=\"\(opaque)\", "

@@ -59,7 +59,8 @@ import FoundationNetworking
         let target = try Self.url("http://example.org/a")
         let responder = ChallengeResponder(
             credential: (URLCredential(user: "ada", password: "pw", persistence: .none), target),
-            storage: nil
+            storage: nil,
+            nonceCounts: nil
         )
         let response = ResponseHead(
             url: target,
@@ -83,6 +84,11 @@ import FoundationNetworking
         }
         #expect(counter.nonceCount == DigestAuthentication.NonceCounter.maximumNonces)
         #expect(counter.next(for: "first") == 1, "forgotten to make room, so counted afresh")
+        // The least recently answered goes first: one in use stays.
+        for index in 0..<DigestAuthentication.NonceCounter.maximumNonces {
+            _ = counter.next(for: "nonce \(index)")
+            #expect(counter.next(for: "first") == index + 2)
+        }
     }
 
     @Test func aRequestsOwnCredentialGoesToItsOriginAndItsHTTPSUpgradeOnly() throws {

@@ -184,6 +184,26 @@ import FoundationNetworking
         let user: String
     }
 
+    /// A server that hands one nonce to every challenge sees its count rise across the
+    /// session's requests (RFC 7616 §3.4), not `00000001` again, which it may take for a replay.
+    @Test(arguments: TransportKind.allCases)
+    func aNonceAnsweredAgainCountsOnAcrossRequests(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            var counts: [String?] = []
+            for _ in 0..<3 {
+                let response = await session.request(server.url("/digest-auth/auth/ada/lovelace/SHA-256?nonce=fixed42"))
+                    .authenticate(username: "ada", password: "lovelace", persistence: .none)
+                    .validate()
+                    .serializingDecodable(Answer.self).response
+                #expect(response.value?.authenticated == true, "\(String(describing: response.error))")
+                counts.append(response.head?.value(forHTTPHeaderField: "Courier-Digest-Nonce-Count"))
+            }
+            #expect(counts == ["00000001", "00000002", "00000003"])
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases, ["MD5", "SHA-256", "SHA-512"])
     func aDigestChallengeIsAnsweredWithTheStrongestAlgorithm(transport: TransportKind, algorithm: String) async throws {
         try await TestServer.withRunningServer { server in

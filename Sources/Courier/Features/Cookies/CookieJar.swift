@@ -54,6 +54,7 @@ public final class CookieJar: CookieStorage, CustomStringConvertible {
         self.limits = limits
         self.publicSuffixes = publicSuffixes
         self.now = now
+        if publicSuffixes.isSystem { PublicSuffixList.startLoadingSystemRules }
     }
 
     // MARK: - Storing

@@ -35,6 +35,7 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
     public init(_ storage: HTTPCookieStorage = .shared, publicSuffixes: PublicSuffixList = .system) {
         self.storage = storage
         self.publicSuffixes = publicSuffixes
+        if publicSuffixes.isSystem { PublicSuffixList.startLoadingSystemRules }
     }
 
     /// Stores the cookies a response to `url` set, validated by Courier's rules (as
@@ -78,9 +79,14 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         let now = Date()
         let matches = (storage.cookies ?? []).filter { cookie in
             let domain = Self.domain(of: cookie)
+            let isHostOnly = cookie.domain.utf8.first != UInt8(ascii: ".")
             let domainMatches =
-                cookie.domain.utf8.first == UInt8(ascii: ".")
-                ? CookieMatching.domainMatches(host: origin.host, domain: domain) : origin.host == domain
+                isHostOnly
+                ? origin.host == domain
+                // One the storage took from elsewhere (FoundationNetworking accepts `Domain=co.uk`)
+                // is not sent to every site under a public suffix either.
+                : CookieMatching.domainMatches(host: origin.host, domain: domain)
+                    && (domain == origin.host || !publicSuffixes.isPublicSuffix(domain))
             return domainMatches && (!cookie.isSecure || origin.isSecure)
                 && (cookie.expiresDate.map { $0 > now } ?? true)
                 && CookieMatching.pathMatches(requestPath: origin.path, cookiePath: cookie.path)

@@ -23,6 +23,8 @@ public struct PublicSuffixList: Sendable {
     }
 
     private let rules: @Sendable () -> Rules
+    /// Whether this is ``system``, whose rules are read on first use.
+    let isSystem: Bool
 
     /// The longest list file read, in bytes: the real list is about 300 KiB.
     public static let maximumFileSize = 16 * 1024 * 1024
@@ -33,6 +35,7 @@ public struct PublicSuffixList: Sendable {
     public init(rules: String) {
         let parsed = Self.parse(rules)
         self.rules = { parsed }
+        isSystem = false
     }
 
     /// A list read from a file in the Public Suffix List's format.
@@ -40,21 +43,33 @@ public struct PublicSuffixList: Sendable {
     /// - Throws: The error reading the file, or ``CourierError/Kind/bufferLimitExceeded`` for a
     ///   file larger than ``maximumFileSize``.
     public init(contentsOf url: URL) throws {
-        let data = try Data(contentsOf: url, options: .mappedIfSafe)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        // One byte past the limit tells a file that is too large, without reading it all (a
+        // pipe or a device has no size to ask first).
+        let data = try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data()
         guard data.count <= Self.maximumFileSize else { throw CourierError.bufferLimitExceeded(limit: Self.maximumFileSize) }
         self.init(rules: String(decoding: data, as: UTF8.self))
     }
 
-    private init(loading rules: @escaping @Sendable () -> Rules) {
+    private init(loadingSystemRules rules: @escaping @Sendable () -> Rules) {
         self.rules = rules
+        isSystem = true
     }
 
-    /// The list the system installs, read the first time a cookie asks: Debian's, Ubuntu's and
-    /// Fedora's paths are tried. Empty where none is installed (as on Apple platforms).
-    public static let system = PublicSuffixList(loading: { systemRules })
+    /// The list the system installs: Debian's, Ubuntu's and Fedora's paths are tried. Empty
+    /// where none is installed (as on Apple platforms). Read once per process, in the background
+    /// when the first ``CookieJar`` using it is made, so that a response's cookies (on an event
+    /// loop, with AsyncHTTPClient) seldom wait for it.
+    public static let system = PublicSuffixList(loadingSystemRules: { systemRules })
 
     /// A list with no rules: any `Domain` of more than one label passes.
-    public static let none = PublicSuffixList(rules: "")
+    public static let empty = PublicSuffixList(rules: "")
+
+    /// Starts reading the system's list off the caller's thread, once.
+    static let startLoadingSystemRules: Void = {
+        DispatchQueue.global(qos: .utility).async { _ = systemRules }
+    }()
 
     private static let systemRules: Rules = {
         for path in ["/usr/share/publicsuffix/public_suffix_list.dat", "/usr/share/publicsuffix/effective_tld_names.dat"] {
@@ -76,7 +91,9 @@ public struct PublicSuffixList: Sendable {
     public func isPublicSuffix(_ domain: String) -> Bool {
         let rules = rules()
         guard !rules.isEmpty else { return false }
-        let domain = domain.lowercased()
+        var domain = domain.lowercased()
+        // `co.uk.` is `co.uk`, fully qualified.
+        if domain.hasSuffix(".") { domain.removeLast() }
         if rules.exceptions.contains(domain) { return false }
         if rules.exact.contains(domain) { return true }
         guard let dot = domain.firstIndex(of: ".") else { return false }

@@ -28,7 +28,7 @@ import FoundationNetworking
         ("co.uk", true), ("CO.UK", true), ("uk", true), ("example.co.uk", false),
         ("anything.ck", true), ("www.ck", false), ("a.www.ck", false), ("ck", false),
         ("github.io", true), ("user.github.io", false), ("blogspot.com", true), ("com", true),
-        ("example.com", false), ("trailing", false),
+        ("example.com", false), ("trailing", false), ("co.uk.", true), ("example.co.uk.", false),
     ])
     func namesThePublicSuffixes(domain: String, isPublic: Bool) {
         #expect(Self.list.isPublicSuffix(domain) == isPublic)
@@ -46,8 +46,8 @@ import FoundationNetworking
     }
 
     @Test func anEmptyListNamesNothing() {
-        #expect(PublicSuffixList.none.isEmpty)
-        #expect(!PublicSuffixList.none.isPublicSuffix("co.uk"))
+        #expect(PublicSuffixList.empty.isEmpty)
+        #expect(!PublicSuffixList.empty.isPublicSuffix("co.uk"))
         #expect(PublicSuffixList(rules: "// only a comment\n\n").isEmpty)
     }
 
@@ -81,7 +81,7 @@ import FoundationNetworking
         #expect(jar.cookieHeader(for: try #require(URL(string: "https://victim.github.io/"))) == nil)
 
         // Without a list, as before: accepted.
-        let open = CookieJar(publicSuffixes: .none)
+        let open = CookieJar(publicSuffixes: .empty)
         open.store(setCookieFields: ["wide=1; Domain=co.uk"], from: site)
         #expect(open.cookieHeader(for: try #require(URL(string: "https://other.co.uk/"))) == "wide=1")
     }
@@ -93,5 +93,11 @@ import FoundationNetworking
         adapter.store(setCookieFields: ["wide=1; Domain=co.uk", "own=2; Domain=example.co.uk"], from: site)
         #expect(adapter.cookieHeader(for: try #require(URL(string: "https://other.co.uk/"))) == nil)
         #expect(adapter.cookieHeader(for: try #require(URL(string: "https://shop.example.co.uk/"))) == "own=2")
+        // One the storage got elsewhere, for the whole suffix, is not sent under it.
+        let planted = try #require(
+            HTTPCookie(properties: [.name: "planted", .value: "1", .domain: ".co.uk", .path: "/"])
+        )
+        storage.setCookie(planted)
+        #expect(adapter.cookieHeader(for: try #require(URL(string: "https://other.co.uk/"))) == nil)
     }
 }
