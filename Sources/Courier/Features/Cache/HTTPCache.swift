@@ -190,7 +190,12 @@ public final class HTTPCache: Sendable {
             store.removeEntry(forKey: stored.entry.key)
             return nil
         }
-        if request.mode != .noStore { store.updateEntry(merged, replacing: stored.entry) }
+        // A `no-store` on the 304 or the request: answered this once, and kept no longer.
+        if CacheControl(responseHeaders: notModified.headers).noStore || CacheControl(requestHeaders: request.headers).noStore {
+            store.removeEntry(forKey: stored.entry.key)
+        } else if request.mode != .noStore {
+            store.updateEntry(merged, replacing: stored.entry)
+        }
         let age = HTTPCachePolicy.seconds(policy.currentAge(of: merged, now: now))
         return HTTPCachedResponse(entry: merged, body: stored.body, age: age)
     }
@@ -207,6 +212,7 @@ public final class HTTPCache: Sendable {
         responseTime: Date
     ) {
         guard request.method == "HEAD", response.statusCode == 200, request.mode != .noStore,
+            !CacheControl(requestHeaders: request.headers).noStore,
             let key = HTTPCacheKey.primary(method: "GET", url: request.url),
             let stored = store.entry(forKey: key),
             stored.entry.matches(requestHeaders: request.headers)

@@ -88,7 +88,7 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
             let entry = metadata.entry
             // Another key with the same hash: not this one's entry, and not broken either.
             guard entry.key == key else { return nil }
-            let descriptor = open(url(metadata.bodyFile).path, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(url(metadata.bodyFile).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else {
                 removeFiles(stem: stem, from: &state)
                 return nil
@@ -268,7 +268,10 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
     }
 
     /// The entry and body file name recorded in `<stem>.meta`, or `nil` when it is missing,
-    /// too large or not a whole record. `touching` marks it used (its modification time).
+    /// too large, not a whole record, or names a body file this store would not have made. The
+    /// name is read from disk, so it is checked: `<stem>.<UUID>.body`, nothing else, so that a
+    /// damaged or planted record cannot make the store read, serve or delete a file elsewhere.
+    /// `touching` marks it used (its modification time).
     private func readMetadata(stem: String, touching: Bool) -> (entry: HTTPCacheEntry, bodyFile: String)? {
         let descriptor = open(url("\(stem).meta").path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -284,8 +287,21 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
             guard count > 0 else { return nil }
             filled += count
         }
+        guard let record = HTTPCacheEntryCoding.decode(data), Self.isBodyFileName(record.bodyFile, of: stem) else {
+            return nil
+        }
         if touching { futimens(descriptor, nil) }
-        return HTTPCacheEntryCoding.decode(data)
+        return record
+    }
+
+    /// Whether `name` is a body file name ``commit`` makes for `stem`: `<stem>.<UUID>.body`.
+    static func isBodyFileName(_ name: String, of stem: String) -> Bool {
+        let prefix = stem + "."
+        let suffix = ".body"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.utf8.count > prefix.utf8.count + suffix.utf8.count
+        else { return false }
+        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+        return UUID(uuidString: String(middle)) != nil
     }
 
     /// Writes `data` to a temporary file (`0600`) and renames it to `name`: the file is whole or

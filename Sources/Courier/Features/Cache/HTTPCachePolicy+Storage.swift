@@ -50,7 +50,9 @@ extension HTTPCachePolicy {
     /// received at `responseTime` (RFC 9111 §4.3.4 and §3.2): each header of the `304` replaces
     /// the stored one, except the framing and hop-by-hop fields (`Content-Length`,
     /// `Content-Encoding`, `Transfer-Encoding`, `Content-Range`, `Connection` and those it names…),
-    /// which describe the stored body; the age starts again from the new times. `nil` when the
+    /// which describe the stored body; the age starts again from the new times: a `304` without
+    /// `Date` dates the entry at its arrival (RFC 9110 §6.6.1), and one without `Age` leaves the
+    /// stored `Age` behind (it told the old response's age). `nil` when the
     /// `304` names another representation (an `ETag` that does not match the stored one by weak
     /// comparison, or another `Last-Modified`): then the stored body must not be used, and the
     /// request should be sent again without conditions.
@@ -74,6 +76,12 @@ extension HTTPCachePolicy {
         for header in notModified.headers where !excluded.contains(HTTPHeaders.key(for: header.name)) {
             merged.responseHeaders.update(header)
         }
+        if notModified.headers.value(for: "Date") == nil {
+            // Else the old Date against the new arrival time makes the entry as old as it was.
+            merged.responseHeaders.remove(name: "Date")
+            if let date = HTTPDate.format(responseTime) { merged.responseHeaders.update(name: "Date", value: date) }
+        }
+        if notModified.headers.value(for: "Age") == nil { merged.responseHeaders.remove(name: "Age") }
         merged.requestTime = requestTime
         merged.responseTime = responseTime
         return merged

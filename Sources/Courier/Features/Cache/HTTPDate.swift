@@ -95,6 +95,37 @@ enum HTTPDate {
         }
     }
 
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), to the second, for a `Date`
+    /// header the cache adds; `nil` before year 1 or after year 9999, which the form cannot hold.
+    static func format(_ date: Date) -> String? {
+        let interval = date.timeIntervalSince1970.rounded(.down)
+        // Years 1 to 9999: the four digits the form has.
+        guard interval >= -62_135_596_800, interval < 253_402_300_800 else { return nil }
+        let seconds = Int64(interval)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Howard Hinnant's `civil_from_days`.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        // 1970-01-01 was a Thursday.
+        let weekday = Int(((days % 7) + 11) % 7)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(weekdays[weekday]), \(padded(day, 2)) \(months[Int(month - 1)]) \(padded(year, 4)) "
+            + "\(padded(secondOfDay / 3_600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2)) GMT"
+    }
+
     /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's
     /// `days_from_civil`), exact for every year a date here can have.
     private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {

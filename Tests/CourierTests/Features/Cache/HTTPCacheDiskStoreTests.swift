@@ -123,6 +123,34 @@ import Testing
         }
     }
 
+    /// A record on disk that names a body file elsewhere (damaged, or planted by whoever can
+    /// write the directory) is a miss and removed: the file it names is neither served nor deleted.
+    @Test func aRecordNamingAFileElsewhereIsNeverFollowed() throws {
+        try Self.withDirectory { directory in
+            let entry = try #require(HTTPCacheMemoryStoreTests.entry("planted"))
+            let body = Data(repeating: 9, count: 500)
+            do {
+                let store = try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20)
+                #expect(HTTPCacheMemoryStoreTests.store(store, entry, body: body))
+            }
+            let outside = directory.deletingLastPathComponent().appendingPathComponent("outside.txt")
+            try body.write(to: outside)
+            let stem = HTTPCacheDiskStore.stem(for: entry.key)
+            var stored = entry
+            stored.bodyLength = Int64(body.count)
+            let planted = HTTPCacheEntryCoding.encode(stored, bodyFile: "../outside.txt")
+            try planted.write(to: directory.appendingPathComponent("\(stem).meta"))
+            let reopened = try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20)
+            #expect(reopened.entry(forKey: entry.key) == nil)
+            #expect(FileManager.default.fileExists(atPath: outside.path), "the file it named is left alone")
+            #expect(!Self.files(in: directory).contains { $0.hasSuffix(".meta") })
+            #expect(HTTPCacheDiskStore.isBodyFileName("\(stem).\(UUID().uuidString).body", of: stem))
+            for name in ["../x", "\(stem).body", "\(stem)./../x.body", "other.\(UUID().uuidString).body", "\(stem).\(UUID().uuidString).meta"] {
+                #expect(!HTTPCacheDiskStore.isBodyFileName(name, of: stem), "\(name)")
+            }
+        }
+    }
+
     @Test func anEntryBeingWrittenIsNeverVisible() throws {
         try Self.withDirectory { directory in
             let entry = try #require(HTTPCacheMemoryStoreTests.entry("a"))

@@ -111,6 +111,57 @@ import Testing
         )
     }
 
+    /// A 304 without `Date` dates the entry at its arrival, and one without `Age` drops the old
+    /// response's: else the old `Date` against the new arrival makes the entry stale at once.
+    @Test func aNotModifiedWithoutDateOrAgeStartsTheAgeAgain() throws {
+        let entry = try #require(
+            CacheFixture.entry(["Cache-Control": "max-age=100", "ETag": "\"v1\"", "Date": CacheFixture.date(0), "Age": "30"])
+        )
+        let later = start.addingTimeInterval(500)
+        let merged = try #require(
+            policy.merging(
+                notModified: HTTPCacheResponseHead(statusCode: 304, headers: ["ETag": "\"v1\""]),
+                into: entry,
+                requestTime: later,
+                responseTime: later
+            )
+        )
+        #expect(merged.responseHeaders["Date"] == CacheFixture.httpDate(later))
+        #expect(merged.responseHeaders["Age"] == nil)
+        #expect(policy.decision(for: CacheFixture.request(), entry: merged, now: later.addingTimeInterval(10)) == .serve(age: 10))
+        // A 304 that sends them is taken at its word.
+        let dated = try #require(
+            policy.merging(
+                notModified: HTTPCacheResponseHead(
+                    statusCode: 304,
+                    headers: ["ETag": "\"v1\"", "Date": CacheFixture.date(490), "Age": "5"]
+                ),
+                into: entry,
+                requestTime: later,
+                responseTime: later
+            )
+        )
+        #expect(dated.responseHeaders["Date"] == CacheFixture.date(490))
+        #expect(dated.responseHeaders["Age"] == "5")
+    }
+
+    @Test(arguments: [
+        0.0, 1.0, 86_399.0, 86_400.0, 784_111_777.0, 951_782_400.0, 1_700_000_000.5, 4_102_444_800.0, -1.0, -86_401.0,
+        253_402_300_799.0,
+    ])
+    func formatsDatesThatParseBack(seconds: TimeInterval) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = try #require(HTTPDate.format(date))
+        #expect(text == CacheFixture.httpDate(date))
+        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
+
+    @Test func refusesToFormatYearsTheFormCannotHold() {
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 253_402_300_800)) == nil)
+        #expect(HTTPDate.format(.distantPast) == nil)
+        #expect(HTTPDate.format(.distantFuture) == "Mon, 01 Jan 4001 00:00:00 GMT")
+    }
+
     @Test func notModifiedForAnotherRepresentationIsRefused() throws {
         let entry = try #require(
             CacheFixture.entry([

@@ -58,6 +58,34 @@ import Testing
         }
     }
 
+    /// A 304 that says `no-store`, or answers a request that does, is served once and not kept.
+    @Test(arguments: [(["Cache-Control": "no-store"], [:]), ([:], ["Cache-Control": "no-store"])] as [(HTTPHeaders, HTTPHeaders)])
+    func aNoStore304IsServedAndTheEntryRemoved(responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders) throws {
+        let cache = HTTPCache.memory()
+        #expect(store(cache, ["Cache-Control": "no-cache", "ETag": "\"1\""], body: "cached"))
+        guard case .revalidate(let stored, _) = cache.lookup(CacheFixture.request(), now: start) else {
+            Issue.record("expected a revalidation")
+            return
+        }
+        var headers = responseHeaders
+        headers.update(name: "ETag", value: "\"1\"")
+        let merged = try #require(
+            cache.mergeNotModified(
+                HTTPCacheResponseHead(statusCode: 304, headers: headers),
+                into: stored,
+                for: CacheFixture.request(headers: requestHeaders),
+                requestTime: start,
+                responseTime: start,
+                now: start
+            )
+        )
+        #expect(try merged.body.data(limit: 100) == Data("cached".utf8))
+        guard case .miss = cache.lookup(CacheFixture.request(), now: start) else {
+            Issue.record("expected the entry to be gone")
+            return
+        }
+    }
+
     @Test func aMismatched304RemovesTheEntry() throws {
         let cache = HTTPCache.memory()
         #expect(store(cache, ["Cache-Control": "no-cache", "ETag": "\"1\""]))
