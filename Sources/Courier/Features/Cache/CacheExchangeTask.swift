@@ -558,9 +558,11 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler, TransferPau
     }
 
     private func complete(with error: URLError?, metrics: RequestMetrics) {
-        let (writer, networkHead) = state.withLock { ($0.writer, $0.networkHead) }
+        let (writer, networkHead, isCancelled) = state.withLock { ($0.writer, $0.networkHead, $0.isCancelled) }
         if let writer {
-            if error != nil {
+            // Cancelled: the pieces queued since were dropped, so even a completion without an
+            // error (the network had ended before the cancel reached it) ends a body cut short.
+            if error != nil || isCancelled {
                 writer.discard()
             } else if let decision, let networkHead {
                 // The handler runs off the transport's thread, and the request's completion

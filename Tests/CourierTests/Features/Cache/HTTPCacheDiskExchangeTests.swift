@@ -97,6 +97,44 @@ import FoundationNetworking
         #expect(cached.body.count == 6 << 20)
     }
 
+    /// Cancelled while the disk was behind: the network's completion (without an error: it had
+    /// ended) still comes, but the chunks dropped for the cancel mean the body is not whole, and
+    /// nothing is stored.
+    @Test func aCancelWhileTheQueueIsBehindStoresNoTruncatedBody() async throws {
+        let fixture = try DiskExchange("truncated")
+        defer { fixture.remove() }
+        let (exchange, queue, handler, url) = (fixture.exchange, fixture.queue, fixture.handler, fixture.url)
+        let network = RecordingNetworkTask()
+        exchange.configure(plan: .network(revalidating: nil), network: { _ in network })
+        exchange.resume()
+        exchange.transportTask(
+            network,
+            didReceive: ResponseHead(
+                url: url,
+                statusCode: 200,
+                httpVersion: "HTTP/1.1",
+                headerFields: [(name: "Cache-Control", value: "max-age=60")]
+            )
+        )
+        exchange.transportTask(network, didReceive: Data(repeating: 1, count: 1_000))
+        // The head and the first piece are handled (the entry's writer is open)...
+        queue.sync {}
+        // ...then the disk falls behind, and the network delivers the rest and ends.
+        queue.suspend()
+        exchange.transportTask(network, didReceive: Data(repeating: 2, count: 1_000))
+        exchange.cancel()
+        exchange.transportTask(network, didCompleteWith: nil, metrics: RequestMetrics(startDate: Date(), endDate: Date()))
+        queue.resume()
+        let completed = await value(within: hangLimit) { await handler.waitForCompletion() }
+        #expect(completed == true)
+        #expect(handler.completionCode == .cancelled)
+        queue.sync {}
+        guard case .miss = fixture.cache.lookup(fixture.request, now: Date()) else {
+            Issue.record("a body cut short by the cancel was stored")
+            return
+        }
+    }
+
     @Test func aDrainedQueueResumesTheNetwork() async throws {
         let fixture = try DiskExchange("drained")
         defer { fixture.remove() }
