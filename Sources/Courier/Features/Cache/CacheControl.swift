@@ -45,8 +45,8 @@ struct CacheControl: Equatable, Sendable {
     var staleIfError: Int?
 
     /// The largest delta-seconds value kept: RFC 9111 §1.2.2 has a greater one (or an overflow)
-    /// read as 2^31.
-    static let greatestDeltaSeconds = 2_147_483_648
+    /// read as 2^31; one less where `Int` has 32 bits (watchOS on arm64_32), where 2^31 is not an `Int`.
+    static let greatestDeltaSeconds = Int(exactly: Int64(1) << 31) ?? Int.max
 
     /// No directives.
     init() {}
@@ -131,7 +131,10 @@ struct CacheControl: Equatable, Sendable {
         for byte in value.utf8 {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
             if result < greatestDeltaSeconds {
-                result = min(greatestDeltaSeconds, result * 10 + Int(byte - UInt8(ascii: "0")))
+                // Saturating: with a 32-bit Int, ten times a value under the bound can overflow.
+                let (tens, overflowed) = result.multipliedReportingOverflow(by: 10)
+                let (sum, overflowedAgain) = tens.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                result = overflowed || overflowedAgain ? greatestDeltaSeconds : min(greatestDeltaSeconds, sum)
             }
         }
         return result

@@ -82,8 +82,9 @@ enum HTTPDate {
             let hour = number(parts[0]), let minute = number(parts[1]), let second = number(parts[2]),
             hour < 24, minute < 60, second <= 60, year >= 1, day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        // In 64 bits: with a 32-bit Int, seconds since 1970 overflow in 2038.
+        let days = Int64(daysSinceEpoch(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour) * 3_600 + Int64(minute) * 60 + Int64(second)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
