@@ -36,6 +36,9 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         var entries: [String: Indexed] = [:]
         var order = HTTPCacheLRU()
         var totalBytes: Int64 = 0
+        /// Bytes written by writers not yet committed or discarded, across them all: bounded by
+        /// the byte limit, so that many bodies stored at once cannot fill the disk.
+        var pendingBytes: Int64 = 0
     }
 
     /// The directory holding the entries.
@@ -72,6 +75,9 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
     }
 
     var totalBytes: Int64 { state.withLock { $0.totalBytes } }
+
+    /// Bytes written by unfinished writers.
+    var pendingBytes: Int64 { state.withLock { $0.pendingBytes } }
 
     var performsIO: Bool { true }
 
@@ -111,6 +117,16 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         let file = Protected<Int32?>(descriptor)
         let limit = byteLimit
         let written = Protected<Int64>(0)
+        let state = self.state
+        // What this writer counts in the store's pending bytes, given back once.
+        let reserved = Protected<Int64>(0)
+        let release: @Sendable () -> Void = {
+            let amount = reserved.withLock { amount in
+                defer { amount = 0 }
+                return amount
+            }
+            if amount > 0 { state.withLock { $0.pendingBytes -= amount } }
+        }
         let closeFile: @Sendable () -> Void = {
             file.withLock { descriptor in
                 if let open = descriptor { close(open) }
@@ -119,19 +135,30 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         }
         let operations = HTTPCacheEntryWriter.Operations(
             write: { chunk in
+                let size = Int64(chunk.count)
                 let fits = written.withLock { total in
-                    total += Int64(chunk.count)
+                    total += size
                     return total <= limit
                 }
-                guard fits, let descriptor = file.withLock({ $0 }), Self.writeAll(chunk, to: descriptor) else {
+                let admitted =
+                    fits
+                    && state.withLock { state in
+                        guard state.pendingBytes + size <= limit else { return false }
+                        state.pendingBytes += size
+                        return true
+                    }
+                if admitted { reserved.withLock { $0 += size } }
+                guard admitted, let descriptor = file.withLock({ $0 }), Self.writeAll(chunk, to: descriptor) else {
                     closeFile()
                     unlink(temporary.path)
+                    release()
                     return false
                 }
                 return true
             },
             commit: { [weak self] length in
                 closeFile()
+                release()
                 guard let self else {
                     unlink(temporary.path)
                     return false
@@ -143,6 +170,7 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
             discard: {
                 closeFile()
                 unlink(temporary.path)
+                release()
             }
         )
         return HTTPCacheEntryWriter(entry: entry, operations: operations)

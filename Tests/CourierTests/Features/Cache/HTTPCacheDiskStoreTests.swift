@@ -151,6 +151,33 @@ import Testing
         }
     }
 
+    /// Many bodies written at once stay within the byte limit together, as in the memory store:
+    /// each writer's share counts until it commits, discards or is dropped.
+    @Test func unfinishedBodiesTogetherStayWithinTheLimit() throws {
+        try Self.withDirectory { directory in
+            let a = try #require(HTTPCacheMemoryStoreTests.entry("a"))
+            let b = try #require(HTTPCacheMemoryStoreTests.entry("b"))
+            let store = try HTTPCacheDiskStore(directory: directory, byteLimit: 10_000)
+            let first = try #require(store.makeWriter(for: a))
+            let second = try #require(store.makeWriter(for: b))
+            first.write(Data(count: 6_000))
+            second.write(Data(count: 6_000))
+            #expect(store.pendingBytes == 6_000, "the second would pass the limit: it gives up")
+            #expect(!second.commit())
+            #expect(first.commit())
+            #expect(store.pendingBytes == 0)
+            #expect(store.entry(forKey: a.key) != nil)
+            #expect(store.entry(forKey: b.key) == nil)
+            do {
+                let dropped = try #require(store.makeWriter(for: b))
+                dropped.write(Data(count: 1_000))
+                withExtendedLifetime(dropped) { #expect(store.pendingBytes == 1_000) }
+            }
+            #expect(store.pendingBytes == 0)
+            #expect(!Self.files(in: directory).contains { $0.hasPrefix("tmp-") }, "no unfinished file left")
+        }
+    }
+
     @Test func anEntryBeingWrittenIsNeverVisible() throws {
         try Self.withDirectory { directory in
             let entry = try #require(HTTPCacheMemoryStoreTests.entry("a"))
