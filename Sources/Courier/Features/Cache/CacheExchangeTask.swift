@@ -417,14 +417,7 @@ final class CacheExchangeTask: TransportTask, TransportEventHandler, TransferPau
             writer.discard()
             return
         }
-        guard writer.commit() else { return }
-        let headers = HTTPCachePolicy.storableHeaders(stored.headers)
-        if headers != writer.entry.responseHeaders || stored.statusCode != writer.entry.statusCode {
-            var entry = writer.entry
-            entry.responseHeaders = headers
-            entry.statusCode = stored.statusCode
-            cache.replaceEntry(entry)
-        }
+        writer.commit(statusCode: stored.statusCode, responseHeaders: HTTPCachePolicy.storableHeaders(stored.headers))
     }
 
     // MARK: - TransportEventHandler (the network task's events)

@@ -240,12 +240,6 @@ public final class HTTPCache: Sendable {
         return HTTPCachedResponse(entry: stored.entry, body: stored.body, age: age)
     }
 
-    /// Replaces the metadata of the stored entry `entry` names (its headers, as a
-    /// ``CachedResponseHandler`` changed them), keeping its body.
-    func replaceEntry(_ entry: HTTPCacheEntry) {
-        store.updateEntry(entry, replacing: nil)
-    }
-
     /// The statuses `stale-if-error` treats as errors (RFC 5861 §4).
     static let staleIfErrorStatuses: Set<Int> = [500, 502, 503, 504]
 

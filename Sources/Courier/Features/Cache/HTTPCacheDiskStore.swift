@@ -156,14 +156,14 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
                 }
                 return true
             },
-            commit: { [weak self] length in
+            commit: { [weak self] given, length in
                 closeFile()
                 release()
                 guard let self else {
                     unlink(temporary.path)
                     return false
                 }
-                var stored = entry
+                var stored = given
                 stored.bodyLength = length
                 return commit(stored, bodyAt: temporary)
             },

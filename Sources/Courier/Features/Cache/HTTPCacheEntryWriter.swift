@@ -14,8 +14,9 @@ final class HTTPCacheEntryWriter: Sendable {
     struct Operations: Sendable {
         /// Takes a chunk; returns `false` when the body can no longer be stored.
         var write: @Sendable (Data) -> Bool
-        /// Makes the entry visible with its final length; returns whether it was stored.
-        var commit: @Sendable (Int64) -> Bool
+        /// Makes the entry visible with these metadata (the writer's entry, or the head a
+        /// handler changed, for the same key) and its final length; returns whether it was stored.
+        var commit: @Sendable (HTTPCacheEntry, Int64) -> Bool
         /// Throws away what was written.
         var discard: @Sendable () -> Void
     }
@@ -54,13 +55,19 @@ final class HTTPCacheEntryWriter: Sendable {
     }
 
     /// Makes the entry visible, replacing the one stored under its key; `false` when the body
-    /// could not be stored (too large, a write failed, already finished).
+    /// could not be stored (too large, a write failed, already finished). `statusCode` and
+    /// `responseHeaders`, when given, replace the entry's in the same step (a
+    /// ``CachedResponseHandler`` changed them): never a moment with the unchanged head stored,
+    /// nor a change landing on another exchange's newer entry.
     @discardableResult
-    func commit() -> Bool {
-        state.withLock { state in
+    func commit(statusCode: Int? = nil, responseHeaders: HTTPHeaders? = nil) -> Bool {
+        var stored = entry
+        if let statusCode { stored.statusCode = statusCode }
+        if let responseHeaders { stored.responseHeaders = responseHeaders }
+        return state.withLock { state in
             guard case .writing(let length) = state else { return false }
             state = .finished
-            return operations.commit(length)
+            return operations.commit(stored, length)
         }
     }
 

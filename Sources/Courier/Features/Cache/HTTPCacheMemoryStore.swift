@@ -77,10 +77,10 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
                 buffer.withLock { $0.append(chunk) }
                 return true
             },
-            commit: { [weak self] length in
+            commit: { [weak self] given, length in
                 let body = release()
                 guard let self else { return false }
-                var stored = entry
+                var stored = given
                 stored.bodyLength = length
                 return insert(stored, body: HTTPCacheBody(data: body))
             },

@@ -272,9 +272,9 @@ private final class ThreadRecordingStore: HTTPCacheStore {
                     writer.write(chunk)
                     return true
                 },
-                commit: { _ in
+                commit: { given, _ in
                     note("commit")
-                    return writer.commit()
+                    return writer.commit(statusCode: given.statusCode, responseHeaders: given.responseHeaders)
                 },
                 discard: {
                     note("discard")
