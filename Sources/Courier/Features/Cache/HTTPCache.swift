@@ -141,7 +141,7 @@ public final class HTTPCache: Sendable {
 
     /// A writer for the body of `response` to `request` when it may be stored, else `nil`
     /// (then a stored entry the response says must not be kept, `no-store`, is removed).
-    /// Write the body's chunks as they arrive and ``HTTPCacheEntryWriter/commit()`` at its end;
+    /// Write the body's chunks as they arrive and ``HTTPCacheEntryWriter/commit(statusCode:responseHeaders:)`` at its end;
     /// ``HTTPCacheEntryWriter/discard()`` if it fails.
     func writer(
         for request: HTTPCacheRequest,
@@ -168,7 +168,8 @@ public final class HTTPCache: Sendable {
     }
 
     /// `stored` updated by the `304` answering its revalidation (sent at `requestTime`, answered
-    /// at `responseTime`), and saved; answer with its head and body. `nil` when the `304` is for
+    /// at `responseTime`), and saved (removed instead when the `304` or the request says
+    /// `no-store`); answer with its head and body. `nil` when the `304` is for
     /// another representation: the entry is removed, and the request should be sent again
     /// without conditional headers.
     func mergeNotModified(
@@ -212,12 +213,14 @@ public final class HTTPCache: Sendable {
         responseTime: Date
     ) {
         guard request.method == "HEAD", response.statusCode == 200, request.mode != .noStore,
-            !CacheControl(requestHeaders: request.headers).noStore,
             let key = HTTPCacheKey.primary(method: "GET", url: request.url),
             let stored = store.entry(forKey: key),
             stored.entry.matches(requestHeaders: request.headers)
         else { return }
-        if let freshened = policy.freshening(
+        // A request that says `no-store` may not update the entry: it goes, as a 304 to one does.
+        if CacheControl(requestHeaders: request.headers).noStore {
+            store.removeEntry(forKey: key)
+        } else if let freshened = policy.freshening(
             stored.entry,
             withHeadResponse: response,
             requestTime: requestTime,

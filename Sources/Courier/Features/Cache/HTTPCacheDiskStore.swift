@@ -210,7 +210,10 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
     func removeAll() {
         state.withLock { state in
             for stem in Array(state.entries.keys) { removeFiles(stem: stem, from: &state) }
+            // Writers still open hand their reservations back later: their count stays.
+            let pending = state.pendingBytes
             state = State()
+            state.pendingBytes = pending
         }
     }
 

@@ -61,13 +61,15 @@ enum HTTPCacheEntryCoding {
         }
         let requestDate = Date(timeIntervalSince1970: Double(bitPattern: requestTime))
         let responseDate = Date(timeIntervalSince1970: Double(bitPattern: responseTime))
-        guard reader.isAtEnd, requestDate.timeIntervalSince1970.isFinite, responseDate.timeIntervalSince1970.isFinite
+        // `Int(exactly:)`: a damaged record's status must not trap where Int has 32 bits.
+        guard reader.isAtEnd, requestDate.timeIntervalSince1970.isFinite, responseDate.timeIntervalSince1970.isFinite,
+            let statusCode = Int(exactly: status)
         else { return nil }
         let entry = HTTPCacheEntry(
             key: key,
             url: url,
             method: method,
-            statusCode: Int(status),
+            statusCode: statusCode,
             responseHeaders: headers,
             selectedRequestHeaders: selected,
             requestTime: requestDate,
@@ -108,8 +110,8 @@ enum HTTPCacheEntryCoding {
         mutating func uint64() -> UInt64? { integer(UInt64.self) }
 
         mutating func string() -> String? {
-            guard let length = uint32(), Int(length) <= bytes.count else { return nil }
-            let text = take(Int(length))
+            guard let length = uint32().flatMap({ Int(exactly: $0) }), length <= bytes.count else { return nil }
+            let text = take(length)
             // Written from Swift strings: anything that is not valid UTF-8 is corruption.
             return String(bytes: text, encoding: .utf8)
         }

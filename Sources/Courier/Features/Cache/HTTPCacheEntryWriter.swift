@@ -1,10 +1,10 @@
 import Foundation
 
-/// Writes one entry's body into a store, chunk by chunk, and makes it visible on ``commit()``.
+/// Writes one entry's body into a store, chunk by chunk, and makes it visible on ``commit(statusCode:responseHeaders:)``.
 ///
 /// Until then nothing of it can be looked up; a writer dropped or ``discard()``ed leaves nothing
 /// behind. A body that grows past what the store may hold, or that cannot be written, makes the
-/// writer fail quietly: ``write(_:)`` ignores the rest and ``commit()`` answers `false`. A cache
+/// writer fail quietly: ``write(_:)`` ignores the rest and ``commit(statusCode:responseHeaders:)`` answers `false`. A cache
 /// that cannot store a response must never fail the request that brought it.
 ///
 /// Used by one request at a time; its calls are serialised by a lock, so it may move between

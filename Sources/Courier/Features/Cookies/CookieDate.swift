@@ -52,8 +52,9 @@ enum CookieDate {
         guard year >= 1601, (1...31).contains(dayOfMonth), time.hour <= 23, time.minute <= 59, time.second <= 59,
             dayOfMonth <= daysIn(month: month, year: year)
         else { return nil }
-        let days = daysSince1970(year: year, month: month, day: dayOfMonth)
-        let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
+        // In 64 bits: with a 32-bit Int (watchOS), seconds since 1970 overflow in 2038 and 1901.
+        let days = Int64(daysSince1970(year: year, month: month, day: dayOfMonth))
+        let seconds = days * 86_400 + Int64(time.hour) * 3_600 + Int64(time.minute) * 60 + Int64(time.second)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 

@@ -175,6 +175,13 @@ import Testing
             }
             #expect(store.pendingBytes == 0)
             #expect(!Self.files(in: directory).contains { $0.hasPrefix("tmp-") }, "no unfinished file left")
+            // Emptied while a writer is open: its share still counts, and is given back once.
+            let open = try #require(store.makeWriter(for: a))
+            open.write(Data(count: 2_000))
+            store.removeAll()
+            #expect(store.pendingBytes == 2_000)
+            open.discard()
+            #expect(store.pendingBytes == 0)
         }
     }
 
