@@ -132,7 +132,7 @@ public final class ResponseHead: Sendable {
         if let given {
             return given.value(forHTTPHeaderField: "Set-Cookie").map(SetCookie.unfold) ?? []
         }
-        return fields.compactMap { HTTPHeaders.namesMatch($0.name, "Set-Cookie") ? $0.value : nil }
+        return values(forHTTPHeaderField: "Set-Cookie")
     }
 
     /// The headers, in order; several fields of one name are joined into one, placed where the
