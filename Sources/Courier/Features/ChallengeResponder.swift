@@ -156,7 +156,8 @@ struct ChallengeResponder: Sendable {
         // the same one on every run, whatever the dictionary's order.
         return matching.min { left, right in
             let leftExact = left.protocol == space.protocol && left.authenticationMethod == space.authenticationMethod
-            let rightExact = right.protocol == space.protocol && right.authenticationMethod == space.authenticationMethod
+            let rightExact =
+                right.protocol == space.protocol && right.authenticationMethod == space.authenticationMethod
             if leftExact != rightExact { return leftExact }
             return (left.protocol ?? "", left.authenticationMethod) < (right.protocol ?? "", right.authenticationMethod)
         }

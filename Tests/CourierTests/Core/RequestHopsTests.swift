@@ -275,7 +275,8 @@ import Testing
         }
         // The Location has no fragment, so the next request keeps the first's (RFC 9110 §10.2.2).
         #expect(
-            Self.failure(loop.complete(Self.completion))?.redirectFailureReason == .loop(url: "http://example.org/a#top")
+            Self.failure(loop.complete(Self.completion))?.redirectFailureReason
+                == .loop(url: "http://example.org/a#top")
         )
 
         // A POST answered 303 to itself becomes a GET: another request.

@@ -17,7 +17,9 @@ import FoundationNetworking
             url: url,
             statusCode: 401,
             httpVersion: "HTTP/1.1",
-            headerFields: [("WWW-Authenticate", "Digest realm=\"r\", nonce=\"\(nonce)\", qop=\"auth\", algorithm=SHA-256")]
+            headerFields: [
+                ("WWW-Authenticate", "Digest realm=\"r\", nonce=\"\(nonce)\", qop=\"auth\", algorithm=SHA-256")
+            ]
         )
     }
 
@@ -39,7 +41,10 @@ import FoundationNetworking
         #expect(Self.nonceCount(of: first.answer(to: challenge, for: head)) == "00000001")
         #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000002")
         // A new nonce starts at one; the same nonce from another origin is another count.
-        #expect(Self.nonceCount(of: first.answer(to: Self.digestChallenge(nonce: "new", at: target), for: head)) == "00000001")
+        #expect(
+            Self.nonceCount(of: first.answer(to: Self.digestChallenge(nonce: "new", at: target), for: head))
+                == "00000001"
+        )
         let other = try Self.url("http://example.org:8080/a")
         let elsewhere = ChallengeResponder(credential: (credential, other), storage: nil, nonceCounts: counts)
         #expect(

@@ -131,7 +131,8 @@ import FoundationNetworking
                     { $0.credentialStorage = nil },
                     interceptor: Adapter { request, _ in
                         var request = request
-                        guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                        guard let url = request.url,
+                            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
                         else { return request }
                         components.port = port
                         request.url = components.url

@@ -131,9 +131,13 @@ import FoundationNetworking
     ])
     func aLocationWithoutAFragmentKeepsTheRequests(location: String, expected: String) throws {
         let from = try #require(URL(string: "http://127.0.0.1:8080/start#part%20two"))
-        let hop = try #require(followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: from)))
+        let hop = try #require(
+            followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: from))
+        )
         #expect(hop.url.absoluteString == expected)
-        let plain = try #require(followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: origin)))
+        let plain = try #require(
+            followed(RedirectPolicy.nextHop(status: 302, location: location, method: "GET", from: origin))
+        )
         #expect(plain.url.fragment == URL(string: location, relativeTo: origin)?.fragment, "no fragment to inherit")
         // A fragment a server gave earlier, however odd, is carried on (or dropped), never a trap.
         for odd in ["http://h/a#%zz", "http://h/a#a#b", "http://h/a#%", "http://h/a#[x]"] {

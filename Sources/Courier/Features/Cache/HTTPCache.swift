@@ -192,7 +192,9 @@ public final class HTTPCache: Sendable {
             return nil
         }
         // A `no-store` on the 304 or the request: answered this once, and kept no longer.
-        if CacheControl(responseHeaders: notModified.headers).noStore || CacheControl(requestHeaders: request.headers).noStore {
+        if CacheControl(responseHeaders: notModified.headers).noStore
+            || CacheControl(requestHeaders: request.headers).noStore
+        {
             store.removeEntry(forKey: stored.entry.key)
         } else if request.mode != .noStore {
             store.updateEntry(merged, replacing: stored.entry)

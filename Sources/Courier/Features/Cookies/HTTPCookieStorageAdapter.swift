@@ -80,11 +80,11 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         let matches = (storage.cookies ?? []).filter { cookie in
             let domain = Self.domain(of: cookie)
             let isHostOnly = cookie.domain.utf8.first != UInt8(ascii: ".")
+            // A domain cookie the storage took from elsewhere (FoundationNetworking accepts
+            // `Domain=co.uk`) is not sent to every site under a public suffix either.
             let domainMatches =
                 isHostOnly
                 ? origin.host == domain
-                // One the storage took from elsewhere (FoundationNetworking accepts `Domain=co.uk`)
-                // is not sent to every site under a public suffix either.
                 : CookieMatching.domainMatches(host: origin.host, domain: domain)
                     && (domain == origin.host || !publicSuffixes.isPublicSuffix(domain))
             return domainMatches && (!cookie.isSecure || origin.isSecure)

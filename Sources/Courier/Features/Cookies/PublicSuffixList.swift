@@ -48,7 +48,9 @@ public struct PublicSuffixList: Sendable {
         // One byte past the limit tells a file that is too large, without reading it all (a
         // pipe or a device has no size to ask first).
         let data = try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data()
-        guard data.count <= Self.maximumFileSize else { throw CourierError.bufferLimitExceeded(limit: Self.maximumFileSize) }
+        guard data.count <= Self.maximumFileSize else {
+            throw CourierError.bufferLimitExceeded(limit: Self.maximumFileSize)
+        }
         self.init(rules: String(decoding: data, as: UTF8.self))
     }
 
@@ -72,7 +74,9 @@ public struct PublicSuffixList: Sendable {
     }()
 
     private static let systemRules: Rules = {
-        for path in ["/usr/share/publicsuffix/public_suffix_list.dat", "/usr/share/publicsuffix/effective_tld_names.dat"] {
+        for path in [
+            "/usr/share/publicsuffix/public_suffix_list.dat", "/usr/share/publicsuffix/effective_tld_names.dat",
+        ] {
             guard FileManager.default.isReadableFile(atPath: path),
                 let list = try? PublicSuffixList(contentsOf: URL(fileURLWithPath: path))
             else { continue }

@@ -60,7 +60,10 @@ import Testing
         #expect(CacheControl("max-age=99999999999999999999999999999999").maxAge == CacheControl.greatestDeltaSeconds)
         #expect(CacheControl("max-age=2147483647").maxAge == 2_147_483_647)
         #expect(CacheControl("max-age=2147483649").maxAge == CacheControl.greatestDeltaSeconds)
-        #expect(CacheControl("stale-if-error=\(String(repeating: "9", count: 5000))").staleIfError == CacheControl.greatestDeltaSeconds)
+        #expect(
+            CacheControl("stale-if-error=\(String(repeating: "9", count: 5000))").staleIfError
+                == CacheControl.greatestDeltaSeconds
+        )
     }
 
     @Test func conflictingRequestDirectivesResolveToTheMostRestrictive() {

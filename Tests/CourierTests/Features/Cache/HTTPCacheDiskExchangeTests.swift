@@ -123,7 +123,11 @@ import FoundationNetworking
         queue.suspend()
         exchange.transportTask(network, didReceive: Data(repeating: 2, count: 1_000))
         exchange.cancel()
-        exchange.transportTask(network, didCompleteWith: nil, metrics: RequestMetrics(startDate: Date(), endDate: Date()))
+        exchange.transportTask(
+            network,
+            didCompleteWith: nil,
+            metrics: RequestMetrics(startDate: Date(), endDate: Date())
+        )
         queue.resume()
         let completed = await value(within: hangLimit) { await handler.waitForCompletion() }
         #expect(completed == true)

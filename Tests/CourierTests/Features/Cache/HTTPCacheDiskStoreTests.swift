@@ -145,7 +145,10 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: outside.path), "the file it named is left alone")
             #expect(!Self.files(in: directory).contains { $0.hasSuffix(".meta") })
             #expect(HTTPCacheDiskStore.isBodyFileName("\(stem).\(UUID().uuidString).body", of: stem))
-            for name in ["../x", "\(stem).body", "\(stem)./../x.body", "other.\(UUID().uuidString).body", "\(stem).\(UUID().uuidString).meta"] {
+            for name in [
+                "../x", "\(stem).body", "\(stem)./../x.body", "other.\(UUID().uuidString).body",
+                "\(stem).\(UUID().uuidString).meta",
+            ] {
                 #expect(!HTTPCacheDiskStore.isBodyFileName(name, of: stem), "\(name)")
             }
         }

@@ -115,7 +115,9 @@ import Testing
     /// response's: else the old `Date` against the new arrival makes the entry stale at once.
     @Test func aNotModifiedWithoutDateOrAgeStartsTheAgeAgain() throws {
         let entry = try #require(
-            CacheFixture.entry(["Cache-Control": "max-age=100", "ETag": "\"v1\"", "Date": CacheFixture.date(0), "Age": "30"])
+            CacheFixture.entry([
+                "Cache-Control": "max-age=100", "ETag": "\"v1\"", "Date": CacheFixture.date(0), "Age": "30",
+            ])
         )
         let later = start.addingTimeInterval(500)
         let merged = try #require(
@@ -128,7 +130,10 @@ import Testing
         )
         #expect(merged.responseHeaders["Date"] == CacheFixture.httpDate(later))
         #expect(merged.responseHeaders["Age"] == nil)
-        #expect(policy.decision(for: CacheFixture.request(), entry: merged, now: later.addingTimeInterval(10)) == .serve(age: 10))
+        #expect(
+            policy.decision(for: CacheFixture.request(), entry: merged, now: later.addingTimeInterval(10))
+                == .serve(age: 10)
+        )
         // A 304 that sends them is taken at its word.
         let dated = try #require(
             policy.merging(

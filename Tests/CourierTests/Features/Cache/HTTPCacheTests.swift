@@ -59,7 +59,10 @@ import Testing
     }
 
     /// A 304 that says `no-store`, or answers a request that does, is served once and not kept.
-    @Test(arguments: [(["Cache-Control": "no-store"], [:]), ([:], ["Cache-Control": "no-store"])] as [(HTTPHeaders, HTTPHeaders)])
+    @Test(
+        arguments: [(["Cache-Control": "no-store"], [:]), ([:], ["Cache-Control": "no-store"])]
+            as [(HTTPHeaders, HTTPHeaders)]
+    )
     func aNoStore304IsServedAndTheEntryRemoved(responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders) throws {
         let cache = HTTPCache.memory()
         #expect(store(cache, ["Cache-Control": "no-cache", "ETag": "\"1\""], body: "cached"))

@@ -41,7 +41,10 @@ import FoundationNetworking
         #expect(PublicSuffixList.system.isPublicSuffix("co.uk"))
         #expect(!PublicSuffixList.system.isPublicSuffix("example.co.uk"))
         let jar = CookieJar()
-        jar.store(setCookieFields: ["wide=1; Domain=co.uk"], from: try #require(URL(string: "https://www.example.co.uk/")))
+        jar.store(
+            setCookieFields: ["wide=1; Domain=co.uk"],
+            from: try #require(URL(string: "https://www.example.co.uk/"))
+        )
         #expect(jar.allCookies.isEmpty)
     }
 
