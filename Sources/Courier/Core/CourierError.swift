@@ -79,6 +79,10 @@ public struct CourierError: Error, Sendable {
         /// The server refused a credential Courier answered its challenge with: it answered
         /// `401` again. The description names the scheme, never the credential.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// The credential cannot be written in the scheme it was to be sent with: a Basic user
+        /// name with a `:`, or a control character in a Basic user name or password (RFC 7617).
+        /// ``credentialEncodingFailureReason`` says which; the credential itself is never kept.
+        public static let credentialEncodingFailed = Kind("credentialEncodingFailed")
         /// The request itself cannot be sent as built: a `GET` with a body, which servers and
         /// URLSession refuse or drop. ``urlRequestValidationFailureReason`` says what.
         public static let urlRequestValidationFailed = Kind("urlRequestValidationFailed")
@@ -94,6 +98,17 @@ public struct CourierError: Error, Sendable {
         /// servers ignore or reject it, and URLSession on Apple platforms fails it. Send the
         /// parameters in the query (`URLEncoding.queryString`), or use another method.
         case bodyDataInGETRequest(Data)
+    }
+
+    /// Why a credential could not be written for the scheme it was to be sent with.
+    public enum CredentialEncodingFailureReason: Sendable, Equatable {
+        /// The user name holds a `:`. Basic joins the user name and password with one, and the
+        /// server splits at the first: it would read another user name and password, so the
+        /// request fails rather than send them.
+        case colonInBasicUserName
+        /// The user name or password holds a control character (such as a line feed), which
+        /// Basic credentials must not carry.
+        case controlCharacterInBasicCredential
     }
 
     /// Why the session's trust settings refused a server.
@@ -188,6 +203,7 @@ public struct CourierError: Error, Sendable {
         case move(error: any Error, source: URL, destination: URL)
         case redirect(RedirectFailureReason)
         case authentication(scheme: String)
+        case credential(CredentialEncodingFailureReason)
         case trust(ServerTrustFailureReason)
         case certificate(reason: String)
         case urlRequest(URLRequestValidationFailureReason)
@@ -396,6 +412,17 @@ public struct CourierError: Error, Sendable {
         CourierError(.authenticationFailed, .authentication(scheme: scheme))
     }
 
+    /// The credential cannot be written for its scheme, for `reason`.
+    public static func credentialEncodingFailed(_ reason: CredentialEncodingFailureReason) -> CourierError {
+        CourierError(.credentialEncodingFailed, .credential(reason))
+    }
+
+    /// Why the credential could not be written, for ``Kind/credentialEncodingFailed``.
+    public var credentialEncodingFailureReason: CredentialEncodingFailureReason? {
+        if case .credential(let reason) = detail { return reason }
+        return nil
+    }
+
     /// The scheme whose credential the server refused, for ``Kind/authenticationFailed``.
     public var refusedAuthenticationScheme: String? {
         if case .authentication(let scheme) = detail { return scheme }
@@ -440,7 +467,7 @@ public struct CourierError: Error, Sendable {
     public var underlyingError: (any Error)? {
         switch detail {
         case .redirect(.tooManyRedirects): return URLError(.httpTooManyRedirects)
-        case .redirect, .authentication, .urlRequest, .certificate: return nil
+        case .redirect, .authentication, .credential, .urlRequest, .certificate: return nil
         case .trust(.customEvaluationFailed(_, let error)): return error
         case .trust: return nil
         case .underlying(let error): return error
@@ -517,6 +544,11 @@ extension CourierError: LocalizedError, CustomStringConvertible {
         case .authentication(let scheme):
             return "The server refused the credential sent for its \(scheme) challenge (401 again); "
                 + "check the user name and password."
+        case .credential(.colonInBasicUserName):
+            return "The user name holds a \":\", which Basic authentication cannot send: the server would "
+                + "read the user name as ending there."
+        case .credential(.controlCharacterInBasicCredential):
+            return "The user name or password holds a control character, which Basic authentication cannot send."
         case .redirect(.insecureRedirect(let url)):
             return "The server redirected from https to plain http (\"\(url)\"); allow it with "
                 + "Session.Configuration.allowsInsecureRedirects if you must."

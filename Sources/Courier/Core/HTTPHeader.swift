@@ -112,6 +112,12 @@ extension HTTPHeader {
     }
 
     /// `Authorization` with HTTP Basic credentials (RFC 7617), UTF-8 encoded.
+    ///
+    /// As in Alamofire, the value is written whatever the credentials hold; a `username` with a
+    /// `:` reaches the server as another user name and password (it splits at the first). A
+    /// credential given to ``Request/authenticate(username:password:persistence:)`` or in the
+    /// URL's user info is checked instead, and such a request fails with
+    /// ``CourierError/Kind/credentialEncodingFailed``.
     public static func authorization(username: String, password: String) -> HTTPHeader {
         let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
         return authorization("Basic \(credentials)")

@@ -99,6 +99,7 @@ extension Request {
             // The answer is made before the machine decides, outside the lock: it reads the
             // credential storage. Only this thread moves the current request on.
             var answer: ChallengeResponder.Answer?
+            var unanswerable: CourierError?
             if head.statusCode == 401, let challengeResponder {
                 let (current, dropsBody) = hops.withLock { ($0.current, $0.dropsBody) }
                 // Digest's auth-int hashes the body: an empty one or one in memory can be; a
@@ -111,10 +112,19 @@ extension Request {
                 } else {
                     sentBody = current.httpBodyStream == nil ? current.httpBody ?? Data() : nil
                 }
-                answer = challengeResponder.answer(to: head, for: current, body: sentBody)
+                do {
+                    answer = try challengeResponder.answer(to: head, for: current, body: sentBody)
+                } catch {
+                    unanswerable = error
+                }
             }
             let (action, accepted) = hops.withLock { hops in
-                let action = hops.receive(head, bodyIsReplayable: bodyIsReplayable, answer: answer)
+                let action = hops.receive(
+                    head,
+                    bodyIsReplayable: bodyIsReplayable,
+                    answer: answer,
+                    unanswerable: unanswerable
+                )
                 return (action, hops.takeAccepted())
             }
             if let accepted, let storage = challengeResponder?.storage {

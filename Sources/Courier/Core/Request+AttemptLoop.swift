@@ -142,8 +142,8 @@ extension Request {
         guard !hasFinished else { return }
         var head = finalizing(head)
         if isAdapted || self is DownloadRequest {
-            head = head.movingUserInfoToAuthorization()
             do {
+                head = try head.movingUserInfoToAuthorization()
                 try Session.validate(&head, allowsFileURL: session.configuration.allowsFileURLs)
                 try session.checkBody(of: head)
             } catch {

@@ -15,7 +15,10 @@ extension Request {
     /// ``CourierError/Kind/authenticationFailed``. The credential goes only to the origin the
     /// request is sent to, after its adapters, or to the same host upgraded from `http` to
     /// `https` on the default ports (never after a redirect elsewhere). Once accepted, it is kept in the
-    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says.
+    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says. When the
+    /// server offers only Basic and the user name holds a `:` (or either a control character),
+    /// the request fails with ``CourierError/Kind/credentialEncodingFailed`` rather than send a
+    /// credential the server would read as another.
     @discardableResult
     public func authenticate(
         username: String,

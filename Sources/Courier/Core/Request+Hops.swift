@@ -26,6 +26,7 @@ extension Request {
     /// | forwarding | a `401` the request has a credential for | following | none: the answer is sent at its end |
     /// | forwarding | a `401` again after an answer        | failing    | cancel the exchange (authentication failed) |
     /// | forwarding | a `401` again, its Digest nonce stale (once) | following | none: answered again with the new nonce |
+    /// | forwarding | a `401` whose credential cannot be written (a Basic user name with `:`) | failing | cancel the exchange |
     /// | failing    | completion                          | failing    | the attempt fails with the refusal       |
     /// | forwarding | body, completion                    | forwarding | hand them to the request                 |
     struct Hops {
@@ -120,11 +121,13 @@ extension Request {
         /// A response head arrived. `bodyIsReplayable` says whether the body could be sent
         /// again (a body read once cannot: its `307` or `308` is the response, its `401` too).
         /// `answer` is the request that answers it with a credential, if it is a challenge the
-        /// request has one for.
+        /// request has one for; `unanswerable` is why the challenge has a credential that cannot be
+        /// sent (it fails the request, rather than hand back a `401` that hides why).
         mutating func receive(
             _ response: ResponseHead,
             bodyIsReplayable: Bool,
-            answer: ChallengeResponder.Answer? = nil
+            answer: ChallengeResponder.Answer? = nil,
+            unanswerable: CourierError? = nil
         ) -> HeadAction {
             guard case .forwarding = phase else { return .none }
             // A response that sets a cookie changes what the requests made so far would send:
@@ -147,6 +150,10 @@ extension Request {
                 // (or a redirect): a 500 says nothing of the credential.
                 if response.statusCode < 400 { accepted = unconfirmed }
                 unconfirmed = nil
+            }
+            if let unanswerable, response.statusCode == 401 {
+                phase = .failing(unanswerable)
+                return .cancelTask
             }
             if let answer, response.statusCode == 401, bodyIsReplayable || dropsBody {
                 return send(answer, to: response)

@@ -572,7 +572,7 @@ public final class Session: RequestDelegate, Sendable {
         let headersToCheck: HeadersToCheck =
             !defaultHeadersAreValid ? .all : checkedOwnHeaders ? .none : .these(head.headers)
         head.addHeaders(configuration.headers, replacing: false)
-        head = head.movingUserInfoToAuthorization()
+        head = try head.movingUserInfoToAuthorization()
         try Self.validate(&head, headers: headersToCheck, allowsFileURL: configuration.allowsFileURLs)
         try checkBody(of: head)
         return head

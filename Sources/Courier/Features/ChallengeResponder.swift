@@ -48,7 +48,11 @@ struct ChallengeResponder: Sendable {
     /// The request that answers `response` to `head`, or `nil` when there is no challenge Courier
     /// supports or no credential for it. `body` is the request's body when it is in memory, for
     /// Digest's `auth-int`.
-    func answer(to response: ResponseHead, for head: RequestHead, body: Data? = nil) -> Answer? {
+    ///
+    /// - Throws: ``CourierError/Kind/credentialEncodingFailed`` when the credential cannot be
+    ///   written for the scheme chosen (a Basic user name with a `:`): sending it would not be
+    ///   the credential meant, and the `401` alone would hide why.
+    func answer(to response: ResponseHead, for head: RequestHead, body: Data? = nil) throws(CourierError) -> Answer? {
         // A request that carries its own `Authorization` (a token from an interceptor, user
         // info from its URL) meant that one: a 401 to it is the answer, not a cue to try another.
         guard response.statusCode == 401, head.headers.value(for: "Authorization") == nil else { return nil }
@@ -78,7 +82,7 @@ struct ChallengeResponder: Sendable {
         var isStale = false
         switch preferred {
         case .basic:
-            value = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+            value = try BasicAuthentication.authorization(user: user, password: password)
             scheme = "Basic"
         case .digest(let digest):
             // Counted per origin and nonce across the session's requests: a server may hand one

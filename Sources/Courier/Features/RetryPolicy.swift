@@ -84,9 +84,11 @@ public struct RetryPolicy: RequestInterceptor {
 
     /// Failures no attempt will mend, never retried by this policy: ``CourierError/Kind/invalidResponse``,
     /// ``CourierError/Kind/invalidURL``, ``CourierError/Kind/bodyTooLarge``,
-    /// ``CourierError/Kind/bufferLimitExceeded`` and ``CourierError/Kind/streamLineTooLong``.
+    /// ``CourierError/Kind/bufferLimitExceeded``, ``CourierError/Kind/streamLineTooLong`` and
+    /// ``CourierError/Kind/credentialEncodingFailed``.
     public static let neverRetriedKinds: Set<CourierError.Kind> = [
         .invalidResponse, .invalidURL, .bodyTooLarge, .bufferLimitExceeded, .streamLineTooLong,
+        .credentialEncodingFailed,
     ]
 
     /// The most retries of one request.

@@ -238,7 +238,10 @@ public struct RequestHead: Sendable {
     /// ignore it; done here, for every attempt, both transports send the same request. Out of the
     /// URL, the credentials cannot reach a log line, a description or an error message that
     /// prints the URL; the header is redacted where Courier prints headers.
-    func movingUserInfoToAuthorization() -> RequestHead {
+    ///
+    /// - Throws: ``CourierError/Kind/credentialEncodingFailed`` when the user info cannot be sent
+    ///   as Basic: a user name that decodes to one with a `:` (`%3A`), or a control character.
+    func movingUserInfoToAuthorization() throws(CourierError) -> RequestHead {
         guard url.user != nil || url.password != nil,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return self }
@@ -251,8 +254,7 @@ public struct RequestHead: Sendable {
         head.url = stripped
         head.source?.url = stripped
         if headers.value(for: "Authorization") == nil {
-            let token = Data("\(user):\(password)".utf8).base64EncodedString()
-            head.setHeader("Basic \(token)", for: "Authorization")
+            head.setHeader(try BasicAuthentication.authorization(user: user, password: password), for: "Authorization")
         }
         return head
     }

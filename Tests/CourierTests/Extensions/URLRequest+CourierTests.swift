@@ -68,11 +68,11 @@ import FoundationNetworking
 
     @Test func aHeadMadeOfPartsMovesUserInfoToo() throws {
         let url = try #require(URL(string: "http://ada:s%20cret@127.0.0.1:8080/get?a=1#f"))
-        let moved = RequestHead(method: .get, url: url).movingUserInfoToAuthorization()
+        let moved = try RequestHead(method: .get, url: url).movingUserInfoToAuthorization()
         #expect(moved.url.absoluteString == "http://127.0.0.1:8080/get?a=1#f")
         #expect(moved.headers["Authorization"] == "Basic " + Data("ada:s cret".utf8).base64EncodedString())
         #expect(moved.urlRequest.value(forHTTPHeaderField: "Authorization") == moved.headers["Authorization"])
-        let kept = RequestHead(method: .get, url: url, headers: ["authorization": "Bearer t"])
+        let kept = try RequestHead(method: .get, url: url, headers: ["authorization": "Bearer t"])
             .movingUserInfoToAuthorization()
         #expect(kept.headers.count == 1)
         #expect(kept.headers["Authorization"] == "Bearer t")
@@ -82,6 +82,32 @@ import FoundationNetworking
     /// the head read from `request`, which keeps that `URLRequest` in step.
     private func movingUserInfo(of request: URLRequest) throws -> URLRequest {
         try #require(RequestHead(request)).movingUserInfoToAuthorization().urlRequest
+    }
+
+    /// Basic cannot carry a `:` in the user name (the server splits at the first) nor a control
+    /// character: user info that decodes to either is refused, never sent as another credential.
+    @Test(arguments: [
+        ("http://a%3Ab:pw@127.0.0.1/get", CourierError.CredentialEncodingFailureReason.colonInBasicUserName),
+        ("http://ada:pw%0A@127.0.0.1/get", .controlCharacterInBasicCredential),
+        ("http://ad%7Fa:pw@127.0.0.1/get", .controlCharacterInBasicCredential),
+    ])
+    func userInfoBasicCannotCarryIsRefused(url: String, reason: CourierError.CredentialEncodingFailureReason) throws {
+        let head = RequestHead(method: .get, url: try #require(URL(string: url)))
+        #expect(throws: CourierError.self) { try head.movingUserInfoToAuthorization() }
+        do {
+            _ = try head.movingUserInfoToAuthorization()
+        } catch {
+            #expect(error.kind == .credentialEncodingFailed)
+            #expect(error.credentialEncodingFailureReason == reason)
+            #expect(error.errorDescription?.contains("pw") == false)
+        }
+        // A password may hold a colon: only the first one splits.
+        let colonInPassword = try RequestHead(
+            method: .get,
+            url: try #require(URL(string: "http://ada:p%3Aw@127.0.0.1/"))
+        )
+        .movingUserInfoToAuthorization()
+        #expect(colonInPassword.headers["Authorization"] == "Basic " + Data("ada:p:w".utf8).base64EncodedString())
     }
 
     /// Alamofire's `URLRequest(url:method:headers:)`, `method` and `headers`.

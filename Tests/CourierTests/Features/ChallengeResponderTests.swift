@@ -38,24 +38,24 @@ import FoundationNetworking
         let second = ChallengeResponder(credential: (credential, target), storage: nil, nonceCounts: counts)
         let head = RequestHead(method: .get, url: target)
         let challenge = Self.digestChallenge(nonce: "same", at: target)
-        #expect(Self.nonceCount(of: first.answer(to: challenge, for: head)) == "00000001")
-        #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000002")
+        #expect(Self.nonceCount(of: try first.answer(to: challenge, for: head)) == "00000001")
+        #expect(Self.nonceCount(of: try second.answer(to: challenge, for: head)) == "00000002")
         // A new nonce starts at one; the same nonce from another origin is another count.
         #expect(
-            Self.nonceCount(of: first.answer(to: Self.digestChallenge(nonce: "new", at: target), for: head))
+            Self.nonceCount(of: try first.answer(to: Self.digestChallenge(nonce: "new", at: target), for: head))
                 == "00000001"
         )
         let other = try Self.url("http://example.org:8080/a")
         let elsewhere = ChallengeResponder(credential: (credential, other), storage: nil, nonceCounts: counts)
         #expect(
             Self.nonceCount(
-                of: elsewhere.answer(
+                of: try elsewhere.answer(
                     to: Self.digestChallenge(nonce: "same", at: other),
                     for: RequestHead(method: .get, url: other)
                 )
             ) == "00000001"
         )
-        #expect(Self.nonceCount(of: second.answer(to: challenge, for: head)) == "00000003")
+        #expect(Self.nonceCount(of: try second.answer(to: challenge, for: head)) == "00000003")
     }
 
     /// Each `WWW-Authenticate` field is read on its own: an unterminated quote in one does not
@@ -76,8 +76,37 @@ import FoundationNetworking
                 ("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n\", qop=\"auth\""),
             ]
         )
-        let answer = responder.answer(to: response, for: RequestHead(method: .get, url: target))
+        let answer = try responder.answer(to: response, for: RequestHead(method: .get, url: target))
         #expect(answer?.scheme == "Digest")
+    }
+
+    /// A user name with a `:` cannot be sent as Basic (the server splits at the first `:`), but
+    /// Digest quotes it: offered both, the request answers Digest; offered Basic alone, it fails
+    /// with the reason, not a silent `401`.
+    @Test func aUserNameWithAColonIsRefusedForBasicOnly() throws {
+        let target = try Self.url("http://example.org/a")
+        let responder = ChallengeResponder(
+            credential: (URLCredential(user: "a:b", password: "pw", persistence: .none), target),
+            storage: nil,
+            nonceCounts: nil
+        )
+        let head = RequestHead(method: .get, url: target)
+        func challenge(_ fields: [String]) -> ResponseHead {
+            ResponseHead(
+                url: target,
+                statusCode: 401,
+                httpVersion: "HTTP/1.1",
+                headerFields: fields.map { ("WWW-Authenticate", $0) }
+            )
+        }
+        let both = challenge(["Basic realm=\"r\"", "Digest realm=\"r\", nonce=\"n\", qop=\"auth\""])
+        #expect(try responder.answer(to: both, for: head)?.scheme == "Digest")
+        do {
+            _ = try responder.answer(to: challenge(["Basic realm=\"r\""]), for: head)
+            Issue.record("a Basic answer was made for a user name with a colon")
+        } catch {
+            #expect(error.credentialEncodingFailureReason == .colonInBasicUserName)
+        }
     }
 
     @Test func theNonceCounterForgetsTheOldestPastItsLimit() {

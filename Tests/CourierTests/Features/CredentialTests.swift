@@ -57,6 +57,33 @@ import FoundationNetworking
         }
     }
 
+    /// A Basic user name with a `:` would reach the server as another user name and password
+    /// (here `a` with `b:c`, which the route accepts): the request fails instead, whether the
+    /// credential answers the challenge or comes from the URL's user info.
+    @Test(arguments: TransportKind.allCases)
+    func aBasicUserNameWithAColonFailsInsteadOfSendingAnotherCredential(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession { $0.credentialStorage = nil }
+            let answering = await failure(
+                of: session.request(server.url("/basic-auth/a/b:c"))
+                    .authenticate(username: "a:b", password: "c", persistence: .none)
+            )
+            #expect(answering?.kind == .credentialEncodingFailed)
+            #expect(answering?.credentialEncodingFailureReason == .colonInBasicUserName)
+            let port = try #require(server.url("/").port)
+            let inURL = try #require(URL(string: "http://a%3Ab:c@127.0.0.1:\(port)/basic-auth/a/b:c"))
+            let fromUserInfo = await failure(of: session.request(inURL))
+            #expect(fromUserInfo?.kind == .credentialEncodingFailed)
+            #expect(fromUserInfo?.credentialEncodingFailureReason == .colonInBasicUserName)
+            // The same pair split where Basic splits is the server's user, and is accepted.
+            let answer = try await session.request(server.url("/basic-auth/a/b:c"))
+                .authenticate(username: "a", password: "b:c", persistence: .none)
+                .validate().serializingDecodable(Answer.self).value
+            #expect(answer.user == "a")
+            await session.invalidate()
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aStoredCredentialAnswersAndAnAcceptedOneIsKept(transport: TransportKind) async throws {
         try await TestServer.withRunningServer { server in
