@@ -16,53 +16,131 @@ import FoundationNetworking
 /// storage with `setCookie(_:)`, and, to build a `Cookie` header, filters the storage's cookies by
 /// domain, path, `Secure` and expiry itself, ordered as RFC 6265 §5.4 says.
 ///
+/// Past ``limits`` (``CookieJar/Limits``, as the jar's), expired cookies are deleted first, then
+/// the oldest of a domain over its limit, then the oldest of all: a server cannot fill the storage
+/// (and the file FoundationNetworking writes `HTTPCookieStorage.shared` to) without end. Without
+/// last-access times in the storage, "oldest" is by creation time, where the jar evicts the least
+/// recently used.
+///
 /// What the storage cannot hold is lost: `SameSite` is not recorded, a replaced cookie gets a new
-/// creation time, last-access times are not kept, and there are no eviction limits. The storage's
-/// `cookieAcceptPolicy` of `.never` is honoured (nothing is stored). Prefer ``CookieJar`` unless
-/// the cookies must be shared with Foundation.
+/// creation time, and last-access times are not kept. The storage's `cookieAcceptPolicy` of
+/// `.never` is honoured (nothing is stored). Prefer ``CookieJar`` unless the cookies must be
+/// shared with Foundation.
 public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConvertible {
     /// The Foundation storage the cookies are kept in.
     public let storage: HTTPCookieStorage
     /// The public suffixes a `Set-Cookie`'s `Domain` may not name (see ``CookieJar``).
     public let publicSuffixes: PublicSuffixList
+    /// How many cookies the storage keeps, per domain and in all, once a response has stored its own.
+    public let limits: CookieJar.Limits
 
     /// An adapter over `storage`.
     ///
     /// - Parameters:
     ///   - storage: Where to keep cookies; `HTTPCookieStorage.shared` by default, which on Linux
     ///     FoundationNetworking also writes to a file in the user's home directory.
+    ///   - limits: How many cookies to keep per domain and in all; the jar's defaults (50 and
+    ///     3,000). Cookies other code put in the storage count too, and may be evicted.
     ///   - publicSuffixes: The public suffixes a `Domain` may not name; the system's list by default.
-    public init(_ storage: HTTPCookieStorage = .shared, publicSuffixes: PublicSuffixList = .system) {
+    public init(
+        _ storage: HTTPCookieStorage = .shared,
+        limits: CookieJar.Limits = CookieJar.Limits(),
+        publicSuffixes: PublicSuffixList = .system
+    ) {
         self.storage = storage
+        self.limits = limits
         self.publicSuffixes = publicSuffixes
         if publicSuffixes.isSystem { PublicSuffixList.startLoadingSystemRules }
     }
 
     /// Stores the cookies a response to `url` set, validated by Courier's rules (as
-    /// ``CookieJar/store(setCookieFields:from:)``), into ``storage``.
+    /// ``CookieJar/store(setCookieFields:from:)``), into ``storage``, then evicts past ``limits``.
     public func store(setCookieFields: [String], from url: URL) {
         guard storage.cookieAcceptPolicy != .never, let origin = CookieOrigin(url) else { return }
         let now = Date()
-        for field in setCookieFields {
-            guard let parsed = SetCookie.parse(field),
-                let cookie = CookieJar.cookie(from: parsed, origin: origin, now: now, publicSuffixes: publicSuffixes)
-            else { continue }
-            // RFC 6265bis: a plain cookie from `http` may not shadow a stored `Secure` one.
-            let stored = storage.cookies ?? []
-            if !cookie.isSecure, !origin.isSecure,
-                stored.contains(where: { Self.shadows(cookie, secureCookie: $0, now: now) })
-            {
-                continue
+        let cookies = setCookieFields.compactMap { field in
+            SetCookie.parse(field).flatMap {
+                CookieJar.cookie(from: $0, origin: origin, now: now, publicSuffixes: publicSuffixes)
             }
-            // Replace by name, domain and path, whether the old one was stored host-only or not
-            // (FoundationNetworking keys `example.com` and `.example.com` apart).
-            for old in stored
-            where old.name == cookie.name && old.path == cookie.path && Self.domain(of: old) == cookie.domain {
-                storage.deleteCookie(old)
-            }
-            guard !cookie.isExpired(at: now), let httpCookie = Self.httpCookie(cookie) else { continue }
-            storage.setCookie(httpCookie)
         }
+        guard !cookies.isEmpty else { return }
+        // The storage read once per response and indexed, not scanned for each cookie: a
+        // response of many `Set-Cookie` fields made that its count times the storage's size.
+        // Keyed by name, domain and path, whether a cookie was stored host-only or not
+        // (FoundationNetworking keys `example.com` and `.example.com` apart).
+        var stored = Dictionary(grouping: storage.cookies ?? [], by: Key.init)
+        // RFC 6265bis: a plain cookie from `http` may not shadow a stored `Secure` one.
+        let secureByName =
+            origin.isSecure
+            ? [:] : Dictionary(grouping: stored.values.joined().filter(\.isSecure), by: \.name)
+        let admitted = cookies.filter { cookie in
+            cookie.isSecure || origin.isSecure
+                || !(secureByName[cookie.name] ?? []).contains { Self.shadows(cookie, secureCookie: $0, now: now) }
+        }
+        let kept = Self.survivors(of: admitted, now: now, limits: limits)
+        // The order this response's cookies were set in: newer than anything stored, whatever
+        // creation time (if any) the storage gives them.
+        var setOrder: [ObjectIdentifier: Int] = [:]
+        for (index, cookie) in admitted.enumerated() {
+            let key = Key(name: cookie.name, domain: cookie.domain, path: cookie.path)
+            for old in stored.removeValue(forKey: key) ?? [] { storage.deleteCookie(old) }
+            guard kept.contains(index), let httpCookie = Self.httpCookie(cookie) else { continue }
+            storage.setCookie(httpCookie)
+            stored[key] = [httpCookie]
+            setOrder[ObjectIdentifier(httpCookie)] = index
+        }
+        evict(stored.values.joined(), setOrder: setOrder, now: now)
+    }
+
+    /// The indices of the cookies in `cookies`, one response's in order, that are still stored
+    /// once it has been: the last of each name, domain and path, unexpired, and among those only
+    /// the last ``limits`` allows per domain and in all (they are the newest, so eviction would
+    /// take the earlier first). Only these are set: FoundationNetworking's storage costs its size
+    /// for each cookie set, and a response of thousands would fill it before eviction emptied it.
+    private static func survivors(of cookies: [Cookie], now: Date, limits: CookieJar.Limits) -> Set<Int> {
+        var seen = Set<Key>()
+        var perDomain: [String: Int] = [:]
+        var kept = Set<Int>()
+        for (index, cookie) in cookies.enumerated().reversed() {
+            guard seen.insert(Key(name: cookie.name, domain: cookie.domain, path: cookie.path)).inserted,
+                !cookie.isExpired(at: now), kept.count < limits.totalCookies,
+                perDomain[cookie.domain, default: 0] < limits.cookiesPerDomain
+            else { continue }
+            perDomain[cookie.domain, default: 0] += 1
+            kept.insert(index)
+        }
+        return kept
+    }
+
+    /// Deletes from the storage, of `cookies` (all it holds), the expired ones, then the oldest
+    /// of each domain over its limit, then the oldest of all over the total (RFC 6265 §5.3, step 12).
+    /// Those in `setOrder`, just set, are the newest, in its order.
+    private func evict(_ cookies: some Sequence<HTTPCookie>, setOrder: [ObjectIdentifier: Int], now: Date) {
+        var kept: [HTTPCookie] = []
+        for cookie in cookies {
+            if cookie.expiresDate.map({ $0 <= now }) ?? false {
+                storage.deleteCookie(cookie)
+            } else {
+                kept.append(cookie)
+            }
+        }
+        let byDomain = Dictionary(grouping: kept, by: Self.domain(of:))
+        let isCrowded = byDomain.values.contains { $0.count > limits.cookiesPerDomain }
+        guard isCrowded || kept.count > limits.totalCookies else { return }
+        func age(of cookie: HTTPCookie) -> Age {
+            if let order = setOrder[ObjectIdentifier(cookie)] { return Age(isNew: true, time: Double(order)) }
+            return Age(isNew: false, time: Self.creationTime(of: cookie))
+        }
+        var remaining: [(cookie: HTTPCookie, created: Age)] = []
+        for cookiesOfDomain in byDomain.values {
+            let byAge = cookiesOfDomain.map { (cookie: $0, created: age(of: $0)) }.sorted { $0.created < $1.created }
+            let excess = max(0, byAge.count - limits.cookiesPerDomain)
+            for entry in byAge.prefix(excess) { storage.deleteCookie(entry.cookie) }
+            remaining.append(contentsOf: byAge.dropFirst(excess))
+        }
+        guard remaining.count > limits.totalCookies else { return }
+        remaining.sort { $0.created < $1.created }
+        for entry in remaining.prefix(remaining.count - limits.totalCookies) { storage.deleteCookie(entry.cookie) }
     }
 
     /// The `Cookie` header value for a request to `url`, from ``storage``'s cookies filtered and
@@ -105,7 +183,36 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         "HTTPCookieStorageAdapter(\(storage.cookies?.count ?? 0) cookies)"
     }
 
+    /// How old a cookie is, for eviction: those stored before by their creation time, then those
+    /// this response set, in their order.
+    private struct Age: Comparable {
+        let isNew: Bool
+        let time: Double
+
+        static func < (left: Age, right: Age) -> Bool {
+            left.isNew != right.isNew ? right.isNew : left.time < right.time
+        }
+    }
+
     // MARK: - Conversions
+
+    /// A cookie's identity in the storage by Courier's rules: name, domain without Foundation's
+    /// leading dot, and path.
+    private struct Key: Hashable {
+        let name: String
+        let domain: String
+        let path: String
+
+        init(name: String, domain: String, path: String) {
+            self.name = name
+            self.domain = domain
+            self.path = path
+        }
+
+        init(_ cookie: HTTPCookie) {
+            self.init(name: cookie.name, domain: HTTPCookieStorageAdapter.domain(of: cookie), path: cookie.path)
+        }
+    }
 
     /// The cookie's domain as Courier keeps it: lowercased, without the leading dot Foundation
     /// uses to mark a cookie that is not host-only.

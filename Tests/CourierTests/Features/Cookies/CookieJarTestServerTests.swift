@@ -48,6 +48,26 @@ import FoundationNetworking
             #expect(echo.cookies == ["session": "abc123", "theme": "dark"])
         }
     }
+
+    /// A session keeping its cookies in Foundation's storage through the adapter, on either
+    /// transport: a response setting 200 cookies leaves the newest its limit allows, and those
+    /// go back on the redirect to `/cookies`.
+    @Test(arguments: TransportKind.allCases)
+    func anAdaptedFoundationStorageKeepsTheNewestWithinItsLimits(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
+            let adapter = HTTPCookieStorageAdapter(storage, limits: CookieJar.Limits(cookiesPerDomain: 5))
+            let session = transport.makeSession { $0.cookieStorage = adapter }
+            let query = (0..<200).map { "c\($0)=\($0)" }.joined(separator: "&")
+            let echo = try await session.request(server.url("/cookies/set?" + query))
+                .validate()
+                .serializingDecodable(Echo.self).value
+            await session.invalidate()
+            let newest = Dictionary(uniqueKeysWithValues: (195..<200).map { ("c\($0)", "\($0)") })
+            #expect(echo.cookies == newest)
+            #expect(storage.cookies?.count == 5)
+        }
+    }
 }
 
 extension Result where Failure == any Error {

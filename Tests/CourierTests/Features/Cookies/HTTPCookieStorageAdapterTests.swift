@@ -76,6 +76,35 @@ import FoundationNetworking
         #expect(adapter.storage.cookies?.count == 1)
     }
 
+    /// Past its limits the storage loses the oldest cookies of a crowded domain, then the oldest
+    /// of all; a cookie set again by name replaces its namesake rather than counting twice.
+    @Test func evictsPastItsLimits() throws {
+        let adapter = HTTPCookieStorageAdapter(
+            try #require(URLSessionConfiguration.ephemeral.httpCookieStorage),
+            limits: CookieJar.Limits(cookiesPerDomain: 3, totalCookies: 5)
+        )
+        let first = try url("https://one.example/")
+        // One response at a time, so that creation times differ (they order eviction).
+        for index in 0..<5 { adapter.store(setCookieFields: ["c\(index)=\(index)"], from: first) }
+        adapter.store(setCookieFields: ["c4=again"], from: first)
+        #expect(adapter.cookieHeader(for: first)?.split(separator: ";").count == 3)
+        #expect(adapter.cookies(for: first).contains { $0.name == "c4" && $0.value == "again" })
+        #expect(!adapter.cookies(for: first).contains { $0.name == "c0" || $0.name == "c1" })
+        let second = try url("https://two.example/")
+        adapter.store(setCookieFields: ["d0=0", "d1=1", "d2=2"], from: second)
+        #expect(adapter.storage.cookies?.count == 5)
+        #expect(adapter.cookies(for: second).count == 3, "the newest of all are kept")
+    }
+
+    /// A response of thousands of `Set-Cookie` fields leaves the storage within its limits.
+    @Test func aFloodOfCookiesStaysWithinTheLimits() throws {
+        let adapter = try makeAdapter()
+        let fields = (0..<5_000).map { "flood\($0)=x; Path=/p\($0 % 7)" }
+        adapter.store(setCookieFields: fields, from: try url("https://flood.example/"))
+        let names = Set((adapter.storage.cookies ?? []).map(\.name))
+        #expect(names == Set((4_950..<5_000).map { "flood\($0)" }), "the newest 50 are kept")
+    }
+
     /// A storage that accepts no cookies gets none.
     @Test func honoursTheNeverAcceptPolicy() throws {
         let adapter = try makeAdapter()
