@@ -188,14 +188,14 @@ public final class HTTPCache: Sendable {
                 responseTime: responseTime
             )
         else {
-            store.removeEntry(forKey: stored.entry.key)
+            store.removeEntry(forKey: stored.entry.key, ifSameVersionAs: stored.entry)
             return nil
         }
         // A `no-store` on the 304 or the request: answered this once, and kept no longer.
         if CacheControl(responseHeaders: notModified.headers).noStore
             || CacheControl(requestHeaders: request.headers).noStore
         {
-            store.removeEntry(forKey: stored.entry.key)
+            store.removeEntry(forKey: stored.entry.key, ifSameVersionAs: stored.entry)
         } else if request.mode != .noStore {
             store.updateEntry(merged, replacing: stored.entry)
         }
@@ -221,7 +221,7 @@ public final class HTTPCache: Sendable {
         else { return }
         // A request that says `no-store` may not update the entry: it goes, as a 304 to one does.
         if CacheControl(requestHeaders: request.headers).noStore {
-            store.removeEntry(forKey: key)
+            store.removeEntry(forKey: key, ifSameVersionAs: stored.entry)
         } else if let freshened = policy.freshening(
             stored.entry,
             withHeadResponse: response,
@@ -230,7 +230,7 @@ public final class HTTPCache: Sendable {
         ) {
             store.updateEntry(freshened, replacing: stored.entry)
         } else {
-            store.removeEntry(forKey: key)
+            store.removeEntry(forKey: key, ifSameVersionAs: stored.entry)
         }
     }
 

@@ -94,7 +94,7 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
             let entry = metadata.entry
             // Another key with the same hash: not this one's entry, and not broken either.
             guard entry.key == key else { return nil }
-            let descriptor = open(url(metadata.bodyFile).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let descriptor = open(url(metadata.bodyFile).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard descriptor >= 0 else {
                 removeFiles(stem: stem, from: &state)
                 return nil
@@ -200,10 +200,17 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         }
     }
 
-    func removeEntry(forKey key: String) {
+    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
         let stem = Self.stem(for: key)
         state.withLock { state in
-            if state.entries[stem] != nil { removeFiles(stem: stem, from: &state) }
+            guard state.entries[stem] != nil else { return }
+            // An unreadable record is removed whatever the version asked for: it serves nothing.
+            if let previous, let metadata = readMetadata(stem: stem, touching: false),
+                !metadata.entry.isSameVersion(as: previous)
+            {
+                return
+            }
+            removeFiles(stem: stem, from: &state)
         }
     }
 
@@ -304,7 +311,9 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
     /// damaged or planted record cannot make the store read, serve or delete a file elsewhere.
     /// `touching` marks it used (its modification time).
     private func readMetadata(stem: String, touching: Bool) -> (entry: HTTPCacheEntry, bodyFile: String)? {
-        let descriptor = open(url("\(stem).meta").path, O_RDONLY | O_CLOEXEC)
+        // Not through a symbolic link, and without waiting on a FIFO planted in its place: the
+        // size check below then refuses anything but a regular file.
+        let descriptor = open(url("\(stem).meta").path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard let size = Self.size(of: descriptor), size <= HTTPCacheEntryCoding.maximumSize else { return nil }
@@ -370,15 +379,17 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         }
     }
 
+    /// The size of the regular file open as `descriptor`; `nil` for anything else.
     private static func size(of descriptor: Int32) -> Int64? {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 
+    /// The size of the regular file at `path` itself (a symbolic link is not one); `nil` otherwise.
     private static func size(atPath path: String) -> Int64? {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 

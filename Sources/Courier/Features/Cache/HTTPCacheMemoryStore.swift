@@ -107,8 +107,11 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
         }
     }
 
-    func removeEntry(forKey key: String) {
-        state.withLock { Self.remove(key, from: &$0) }
+    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
+        state.withLock { state in
+            if let previous, let stored = state.entries[key], !stored.entry.isSameVersion(as: previous) { return }
+            Self.remove(key, from: &state)
+        }
     }
 
     func removeAll() {

@@ -53,9 +53,12 @@ extension HTTPCachePolicy {
     /// which describe the stored body; the age starts again from the new times: a `304` without
     /// `Date` dates the entry at its arrival (RFC 9110 §6.6.1), and one without `Age` leaves the
     /// stored `Age` behind (it told the old response's age). `nil` when the
-    /// `304` names another representation (an `ETag` that does not match the stored one by weak
-    /// comparison, or another `Last-Modified`): then the stored body must not be used, and the
-    /// request should be sent again without conditions.
+    /// `304` names another representation (a strong `ETag` that is not the stored one's exactly,
+    /// a weak one that does not match it by weak comparison, or another `Last-Modified`): then
+    /// the stored body must not be used, and the request should be sent again without
+    /// conditions. A `304` with no validator at all updates the entry: it answers the condition
+    /// this cache sent for that one stored response, and browsers read it so too, where RFC 9111
+    /// would have a stored response with validators kept as it was.
     func merging(
         notModified: HTTPCacheResponseHead,
         into entry: HTTPCacheEntry,
@@ -64,7 +67,11 @@ extension HTTPCachePolicy {
     ) -> HTTPCacheEntry? {
         guard notModified.statusCode == 304 else { return nil }
         if let newTag = notModified.headers.value(for: "ETag") {
-            guard let storedTag = entry.entityTag, Self.weaklyMatch(newTag, storedTag) else { return nil }
+            // A strong tag names one exact representation, so only the same strong tag matches
+            // it (§4.3.4); a weak one may update what it weakly matches.
+            guard let storedTag = entry.entityTag,
+                Self.isWeak(newTag) ? Self.weaklyMatch(newTag, storedTag) : Self.stronglyMatch(newTag, storedTag)
+            else { return nil }
         } else if let newDate = notModified.headers.value(for: "Last-Modified"),
             let storedDate = entry.responseHeaders.value(for: "Last-Modified"),
             HTTPDate.parse(newDate) != HTTPDate.parse(storedDate)
@@ -100,9 +107,8 @@ extension HTTPCachePolicy {
     ) -> HTTPCacheEntry? {
         let headers = head.headers
         let stored = entry.responseHeaders
-        if let tag = headers.value(for: "ETag")?.trimmingHTTPWhitespace {
-            guard !tag.hasPrefix("W/"), let storedTag = entry.entityTag?.trimmingHTTPWhitespace, tag == storedTag
-            else { return nil }
+        if let tag = headers.value(for: "ETag") {
+            guard let storedTag = entry.entityTag, Self.stronglyMatch(tag, storedTag) else { return nil }
         }
         if let modified = headers.value(for: "Last-Modified") {
             guard let date = HTTPDate.parse(modified), let storedModified = stored.value(for: "Last-Modified"),
@@ -182,6 +188,18 @@ extension HTTPCachePolicy {
         return Set(
             Substring(connection).utf8.split(separator: UInt8(ascii: ",")).map(\.trimmingHTTPWhitespace.asciiLowercased)
         )
+    }
+
+    /// Whether an entity tag is marked weak (`W/`).
+    static func isWeak(_ tag: String) -> Bool {
+        tag.trimmingHTTPWhitespace.hasPrefix("W/")
+    }
+
+    /// Strong comparison of two entity tags (RFC 9110 §8.8.3.2): neither weak, and the same
+    /// opaque tag.
+    static func stronglyMatch(_ first: String, _ second: String) -> Bool {
+        let left = first.trimmingHTTPWhitespace
+        return !left.isEmpty && !isWeak(first) && left == second.trimmingHTTPWhitespace
     }
 
     /// Weak comparison of two entity tags (RFC 9110 §8.8.3.2): equal opaque tags, either or both

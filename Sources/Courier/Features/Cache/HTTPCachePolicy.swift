@@ -114,12 +114,14 @@ struct HTTPCachePolicy: Sendable {
         return correctedInitialAge + residentTime
     }
 
-    /// `Age` as seconds: the first of several values; one that is not delta-seconds makes the
-    /// response as old as can be (stale), the conservative reading of a value that cannot be trusted.
+    /// `Age` as seconds: the first of several values (RFC 9111 §5.1); one that is not
+    /// delta-seconds (negative, a fraction, a word) is ignored, as §5.1 asks, so the age comes
+    /// from `Date` and the times alone; one too large for ``CacheControl/greatestDeltaSeconds`` is
+    /// read as it (§1.2.2), which makes the response stale.
     static func ageValue(_ value: String?) -> Int {
         guard let value else { return 0 }
         let first = Substring(value).utf8.prefix { $0 != UInt8(ascii: ",") }.trimmingHTTPWhitespace
-        return CacheControl.deltaSeconds(String(Substring(first))) ?? CacheControl.greatestDeltaSeconds
+        return CacheControl.deltaSeconds(String(Substring(first))) ?? 0
     }
 
     /// The headers that make a request conditional on `entry` (RFC 9111 §4.3.1): `If-None-Match`

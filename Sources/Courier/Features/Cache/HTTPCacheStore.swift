@@ -25,10 +25,18 @@ protocol HTTPCacheStore: Sendable {
     /// made from the old one, must not land on the new body).
     @discardableResult
     func updateEntry(_ entry: HTTPCacheEntry, replacing previous: HTTPCacheEntry?) -> Bool
-    /// Removes the entry under `key`, if any.
-    func removeEntry(forKey key: String)
+    /// Removes the entry under `key`, if any; given `previous`, only while the one stored is
+    /// still that version (a response stored since is newer than what the caller decided on).
+    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?)
     /// Removes every entry.
     func removeAll()
     /// The bytes the entries take (bodies and metadata), at most the store's limit.
     var totalBytes: Int64 { get }
+}
+
+extension HTTPCacheStore {
+    /// Removes the entry under `key`, whichever version it is.
+    func removeEntry(forKey key: String) {
+        removeEntry(forKey: key, ifSameVersionAs: nil)
+    }
 }

@@ -293,9 +293,9 @@ private final class ThreadRecordingStore: HTTPCacheStore {
         return base.updateEntry(entry, replacing: previous)
     }
 
-    func removeEntry(forKey key: String) {
+    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
         note("removeEntry")
-        base.removeEntry(forKey: key)
+        base.removeEntry(forKey: key, ifSameVersionAs: previous)
     }
 
     func removeAll() { base.removeAll() }

@@ -154,6 +154,39 @@ import Testing
         }
     }
 
+    /// A record or body replaced by a symbolic link (to a valid record elsewhere) or by a FIFO is
+    /// a miss and removed, found at opening or while running; a FIFO is never waited on.
+    @Test(.timeLimit(.minutes(1))) func aLinkOrFIFOInPlaceOfAFileIsAMiss() throws {
+        try Self.withDirectory { directory in
+            let entries = try ["link", "fifo", "body-link"].map { try #require(HTTPCacheMemoryStoreTests.entry($0)) }
+            let store = try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20)
+            let outside = directory.deletingLastPathComponent()
+            func replace(_ entry: HTTPCacheEntry, suffix: String, with make: (String, String) -> Int32) throws {
+                let stem = HTTPCacheDiskStore.stem(for: entry.key)
+                let name = try #require(Self.files(in: directory).first { $0.hasPrefix(stem) && $0.hasSuffix(suffix) })
+                let path = directory.appendingPathComponent(name).path
+                let copy = outside.appendingPathComponent(name).path
+                #expect(rename(path, copy) == 0)
+                #expect(make(copy, path) == 0)
+            }
+            func plant() throws {
+                for entry in entries {
+                    #expect(HTTPCacheMemoryStoreTests.store(store, entry, body: Data(repeating: 4, count: 300)))
+                }
+                try replace(entries[0], suffix: ".meta") { target, path in symlink(target, path) }
+                try replace(entries[1], suffix: ".meta") { _, path in mkfifo(path, 0o600) }
+                try replace(entries[2], suffix: ".body") { target, path in symlink(target, path) }
+            }
+            try plant()
+            for entry in entries { #expect(store.entry(forKey: entry.key) == nil, "\(entry.key)") }
+            try plant()
+            let reopened = try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20)
+            for entry in entries { #expect(reopened.entry(forKey: entry.key) == nil) }
+            #expect(reopened.totalBytes == 0)
+            #expect(Self.files(in: directory).allSatisfy { !$0.hasSuffix(".meta") })
+        }
+    }
+
     /// Many bodies written at once stay within the byte limit together, as in the memory store:
     /// each writer's share counts until it commits, discards or is dropped.
     @Test func unfinishedBodiesTogetherStayWithinTheLimit() throws {

@@ -189,6 +189,25 @@ import Testing
         #expect(merge([:]) != nil)
         #expect(HTTPCachePolicy.weaklyMatch("W/\"a\"", "\"a\""))
         #expect(!HTTPCachePolicy.weaklyMatch("\"a\"", "\"b\""))
+        #expect(HTTPCachePolicy.stronglyMatch("\"a\"", " \"a\""))
+        #expect(!HTTPCachePolicy.stronglyMatch("\"a\"", "W/\"a\""))
+        #expect(!HTTPCachePolicy.stronglyMatch("W/\"a\"", "W/\"a\""))
+    }
+
+    @Test func aStrongTagIn304MatchesOnlyTheSameStrongTag() throws {
+        func merge(stored: String, notModified: String) throws -> HTTPCacheEntry? {
+            let entry = try #require(CacheFixture.entry(["Cache-Control": "max-age=10", "ETag": stored]))
+            return policy.merging(
+                notModified: HTTPCacheResponseHead(statusCode: 304, headers: ["ETag": notModified]),
+                into: entry,
+                requestTime: start,
+                responseTime: start
+            )
+        }
+        #expect(try merge(stored: "W/\"v1\"", notModified: "\"v1\"") == nil, "a strong tag names another body")
+        #expect(try merge(stored: "\"v1\"", notModified: "\"v1\"") != nil)
+        #expect(try merge(stored: "\"v1\"", notModified: "W/\"v1\"") != nil)
+        #expect(try merge(stored: "W/\"v1\"", notModified: "W/\"v1\"") != nil)
     }
 
     @Test func aHeadResponseFreshensOnlyTheSameRepresentation() throws {

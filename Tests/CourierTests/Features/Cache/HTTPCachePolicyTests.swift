@@ -137,7 +137,10 @@ enum CacheFixture {
         )
         #expect(policy.currentAge(of: skewed, now: start) == 100)
         #expect(HTTPCachePolicy.ageValue("12, 50") == 12)
-        #expect(HTTPCachePolicy.ageValue("soon") == CacheControl.greatestDeltaSeconds)
+        #expect(HTTPCachePolicy.ageValue("soon") == 0, "an invalid Age is ignored")
+        #expect(HTTPCachePolicy.ageValue("-5") == 0)
+        #expect(HTTPCachePolicy.ageValue("1.5") == 0)
+        #expect(HTTPCachePolicy.ageValue("99999999999999999999") == CacheControl.greatestDeltaSeconds)
         #expect(HTTPCachePolicy.ageValue(nil) == 0)
     }
 

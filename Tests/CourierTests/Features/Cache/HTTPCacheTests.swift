@@ -111,6 +111,39 @@ import Testing
         }
     }
 
+    /// A 304 that refutes the entry it revalidated, or says `no-store`, removes that entry only:
+    /// a response stored for the URL while the revalidation was out stays.
+    @Test(arguments: [false, true], [false, true])
+    func a304RemovesOnlyTheVersionItRevalidated(onDisk: Bool, noStore: Bool) throws {
+        try HTTPCacheDiskStoreTests.withDirectory { directory in
+            let cache =
+                onDisk
+                ? HTTPCache(store: try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20))
+                : HTTPCache.memory()
+            #expect(store(cache, ["Cache-Control": "no-cache", "ETag": "\"1\""], body: "old"))
+            guard case .revalidate(let stored, _) = cache.lookup(CacheFixture.request(), now: start) else {
+                Issue.record("expected a revalidation")
+                return
+            }
+            #expect(store(cache, ["Cache-Control": "max-age=100", "ETag": "\"2\""], body: "newer"))
+            let notModified: HTTPHeaders = noStore ? ["ETag": "\"1\"", "Cache-Control": "no-store"] : ["ETag": "\"3\""]
+            let merged = cache.mergeNotModified(
+                HTTPCacheResponseHead(statusCode: 304, headers: notModified),
+                into: stored,
+                for: CacheFixture.request(),
+                requestTime: start,
+                responseTime: start,
+                now: start
+            )
+            #expect((merged != nil) == noStore)
+            guard case .hit(let hit) = cache.lookup(CacheFixture.request(), now: start) else {
+                Issue.record("expected the newer entry to stay")
+                return
+            }
+            #expect(try hit.body.data(limit: 100) == Data("newer".utf8))
+        }
+    }
+
     @Test func staleWhileRevalidateRefreshesOnceAtATime() throws {
         let cache = HTTPCache.memory()
         #expect(store(cache, ["Cache-Control": "max-age=1, stale-while-revalidate=100", "ETag": "\"s\""]))
