@@ -94,6 +94,20 @@ extension Request {
                 hops = Protected(Hops(head: self.head, rules: rules), sharingLockWith: request.mutableState)
                 self.hops = hops
             }
+            // What the cookie storage sends where a redirect leads, read outside the lock (it may
+            // be the caller's) and after this response's cookies went in.
+            var redirectCookie = Hops.RedirectCookie.unmanaged
+            if let cookies, !setsOwnCookie, RedirectPolicy.isRedirect(status: head.statusCode) {
+                let current = hops.withLock { $0.current }
+                if case .follow(let hop) = RedirectPolicy.nextHop(
+                    status: head.statusCode,
+                    location: head.value(forHTTPHeaderField: "Location"),
+                    method: current.method.rawValue,
+                    from: current.url
+                ) {
+                    redirectCookie = .stored(cookies.cookieHeader(for: hop.url))
+                }
+            }
             // A body given as a URLRequest's stream is read once, like a one-shot RequestBody.
             let bodyIsReplayable = body?.isReplayable ?? (self.head.httpBodyStream == nil)
             // The answer is made before the machine decides, outside the lock: it reads the
@@ -123,7 +137,8 @@ extension Request {
                     head,
                     bodyIsReplayable: bodyIsReplayable,
                     answer: answer,
-                    unanswerable: unanswerable
+                    unanswerable: unanswerable,
+                    redirectCookie: redirectCookie
                 )
                 return (action, hops.takeAccepted())
             }

@@ -41,6 +41,16 @@ extension Request {
             var followsWithoutAsking: Bool?
         }
 
+        /// What the `Cookie` field of a redirect's next request will be, as far as the cookie
+        /// storage decides it: part of what makes it the same request as one sent before.
+        enum RedirectCookie: Equatable {
+            /// The storage does not set it (there is none, or the caller set `Cookie` itself):
+            /// the field goes on as the last request had it, or is dropped leaving the origin.
+            case unmanaged
+            /// The storage sends this for the target (`nil`: nothing).
+            case stored(String?)
+        }
+
         /// A redirect exchange's completion.
         struct Completion {
             let error: URLError?
@@ -123,17 +133,17 @@ extension Request {
         /// `answer` is the request that answers it with a credential, if it is a challenge the
         /// request has one for; `unanswerable` is why the challenge has a credential that cannot be
         /// sent (it fails the request, rather than hand back a `401` that hides why).
+        /// `redirectCookie` is what the cookie storage, with this response's cookies stored, sends
+        /// where the redirect leads: a request back to an earlier URL with other cookies is no
+        /// loop (a login's round trip), one with the same is.
         mutating func receive(
             _ response: ResponseHead,
             bodyIsReplayable: Bool,
             answer: ChallengeResponder.Answer? = nil,
-            unanswerable: CourierError? = nil
+            unanswerable: CourierError? = nil,
+            redirectCookie: RedirectCookie = .unmanaged
         ) -> HeadAction {
             guard case .forwarding = phase else { return .none }
-            // A response that sets a cookie changes what the requests made so far would send:
-            // going back to one of them is no loop (a login's round trip). The limit still holds.
-            let setsCookie = response.value(forHTTPHeaderField: "Set-Cookie") != nil
-            if setsCookie { visited.removeAll() }
             if let scheme = answeredScheme {
                 answeredScheme = nil
                 // A Digest nonce gone stale is answered once more, with the new one.
@@ -175,7 +185,8 @@ extension Request {
                 return .cancelTask
             case .follow(let hop):
                 if !hop.dropsBody, !dropsBody, !bodyIsReplayable { return .forward }
-                let next = current.redirected(by: hop)
+                var next = current.redirected(by: hop)
+                if case .stored(let cookie) = redirectCookie { next.setHeader(cookie, for: "Cookie") }
                 if let refusal = refusal(of: next) {
                     phase = .failing(refusal)
                     return .cancelTask

@@ -1,7 +1,8 @@
 import NIOHTTP1
 
 /// httpbin's redirect routes: chains of relative or absolute redirects ending at `/get`, and
-/// `/redirect-to`; and `/redirect-loop`, which redirects to itself.
+/// `/redirect-to`; and `/redirect-loop`, which redirects to itself, and `/login-round-trip`, which
+/// redirects to itself once to set a cookie.
 enum RedirectRoutes {
     static var routes: [Route] {
         [
@@ -38,9 +39,27 @@ enum RedirectRoutes {
                 let path = count == 1 ? "/get" : "/absolute-redirect/\(count - 1)"
                 return .respond(redirect(to: "\(request.scheme)://\(request.authority)\(path)"))
             },
-            // Not httpbin's: a redirect back to itself, for clients' loop detection.
-            Route("/redirect-loop", methods: Routes.anyMethod) { _, _ in
-                .respond(redirect(to: "/redirect-loop"))
+            // Not httpbin's: a redirect back to itself, for clients' loop detection; with
+            // `?cookie=name`, each one sets the same cookie `name=1` (so every request after the
+            // first is the same, cookie and all).
+            Route("/redirect-loop", methods: Routes.anyMethod) { request, _ in
+                guard let name = request.queryValue("cookie") else { return .respond(redirect(to: "/redirect-loop")) }
+                var response = redirect(to: "/redirect-loop?cookie=\(CookieRoutes.quoted(name))")
+                response.headers.append(("Set-Cookie", "\(CookieRoutes.quoted(name))=1; Path=/"))
+                return .respond(response)
+            },
+            // Not httpbin's: a login's round trip. Without the cookie `session`, a redirect back
+            // here that sets it; with it, the cookies as `/cookies` shows them.
+            Route("/login-round-trip") { request, _ in
+                let cookies = CookieRoutes.cookies(of: request)
+                guard cookies.contains(where: { $0.0 == "session" }) else {
+                    var response = redirect(to: "/login-round-trip")
+                    response.headers.append(("Set-Cookie", "session=1; Path=/"))
+                    return .respond(response)
+                }
+                var shown: [String: JSONValue] = [:]
+                for (name, value) in cookies { shown[name] = .string(value) }
+                return .respond(.json(.object(["cookies": .object(shown)])))
             },
             Route("/redirect-to", methods: Routes.anyMethod) { request, _ in
                 guard let location = request.queryValue("url") else {

@@ -304,8 +304,15 @@ import Testing
             httpVersion: "HTTP/1.1",
             headerFields: [("Location", "/a"), ("Set-Cookie", "session=1")]
         )
-        guard case .none = login.receive(setsCookie, bodyIsReplayable: true) else {
+        guard case .none = login.receive(setsCookie, bodyIsReplayable: true, redirectCookie: .stored("session=1"))
+        else {
             Issue.record("a redirect that sets a cookie is not a loop")
+            return
+        }
+        // A cookie that changes nothing sent (no storage, or the caller's own Cookie) is a loop.
+        var ignored = try Self.hops(.get, "http://example.org/a")
+        guard case .cancelTask = ignored.receive(setsCookie, bodyIsReplayable: true) else {
+            Issue.record("the same request again")
             return
         }
         // A loop two hops long is found too.
@@ -443,10 +450,29 @@ import Testing
             httpVersion: "HTTP/1.1",
             headerFields: [("Location", "/login"), ("Set-Cookie", "s=1")]
         )
-        _ = hops.receive(toLogin, bodyIsReplayable: true)
-        #expect(Self.started(hops.complete(Self.completion)) != nil)
-        guard case .none = hops.receive(Self.response(302, location: "/a"), bodyIsReplayable: true) else {
+        _ = hops.receive(toLogin, bodyIsReplayable: true, redirectCookie: .stored("s=1"))
+        let toLoginPage = try #require(Self.started(hops.complete(Self.completion)))
+        #expect(toLoginPage.nextRequest.headers["Cookie"] == "s=1")
+        guard
+            case .none = hops.receive(
+                Self.response(302, location: "/a"),
+                bodyIsReplayable: true,
+                redirectCookie: .stored("s=1")
+            )
+        else {
             Issue.record("back to /a, now with the cookie: no loop")
+            return
+        }
+        _ = hops.complete(Self.completion)
+        // Once more with the same cookie: /login was asked for with it already.
+        guard
+            case .cancelTask = hops.receive(
+                Self.response(302, location: "/login"),
+                bodyIsReplayable: true,
+                redirectCookie: .stored("s=1")
+            )
+        else {
+            Issue.record("the same cookie again each time is a loop")
             return
         }
     }

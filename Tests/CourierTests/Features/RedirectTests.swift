@@ -197,6 +197,40 @@ import FoundationNetworking
         }
     }
 
+    /// A redirect that sets the same cookie each time asks for the same request, cookie and
+    /// all, again: a loop, found at once rather than at the redirect limit.
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectSettingTheSameCookieEachTimeIsALoop(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/redirect-loop?cookie=visit"))
+            let error = await failure(of: request)
+            #expect(
+                error?.redirectFailureReason == .loop(url: server.url("/redirect-loop?cookie=visit").absoluteString)
+            )
+            #expect(request.redirects.count == 1, "the second request carried the cookie the first had not")
+            await session.invalidate()
+        }
+    }
+
+    /// A redirect back to the same URL that sets a cookie is a login's round trip when the
+    /// cookie goes with the next request, and a loop when it does not (cookies turned off).
+    @Test(arguments: TransportKind.allCases)
+    func aLoginRoundTripIsNoLoopWhileCookiesAreKept(transport: TransportKind) async throws {
+        try await TestServer.withRunningServer { server in
+            let session = transport.makeSession()
+            let request = session.request(server.url("/login-round-trip"))
+            let shown = try await request.serializingDecodable([String: [String: String]].self).value
+            #expect(shown["cookies"] == ["session": "1"])
+            #expect(request.redirects.count == 1)
+            await session.invalidate()
+            let withoutCookies = transport.makeSession { $0.cookieStorage = nil }
+            let error = await failure(of: withoutCookies.request(server.url("/login-round-trip")))
+            #expect(error?.redirectFailureReason == .loop(url: server.url("/login-round-trip").absoluteString))
+            await withoutCookies.invalidate()
+        }
+    }
+
     /// 307 and 308 keep the method and the body; over URLSession too (FoundationNetworking sent
     /// an empty body when it followed them itself).
     @Test(arguments: TransportKind.allCases, [307, 308])
