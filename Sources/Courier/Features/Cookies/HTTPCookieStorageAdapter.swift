@@ -16,11 +16,19 @@ import FoundationNetworking
 /// storage with `setCookie(_:)`, and, to build a `Cookie` header, filters the storage's cookies by
 /// domain, path, `Secure` and expiry itself, ordered as RFC 6265 §5.4 says.
 ///
-/// Past ``limits`` (``CookieJar/Limits``, as the jar's), expired cookies are deleted first, then
-/// the oldest of a domain over its limit, then the oldest of all: a server cannot fill the storage
-/// (and the file FoundationNetworking writes `HTTPCookieStorage.shared` to) without end. Without
-/// last-access times in the storage, "oldest" is by creation time, where the jar evicts the least
-/// recently used.
+/// Past ``limits`` (``CookieJar/Limits``, as the jar's), once a response has stored its cookies,
+/// expired cookies are deleted first, then the oldest of each domain it set cookies for that is
+/// over its limit, then the oldest of all: a server cannot fill the storage (and the file
+/// FoundationNetworking writes `HTTPCookieStorage.shared` to) without end. Without last-access
+/// times in the storage, "oldest" is by creation time, where the jar evicts the least recently
+/// used: a long-lived login cookie is among the first to go from a crowded domain, and on Linux,
+/// where FoundationNetworking gives every cookie it loads from its file the time it was loaded,
+/// the order among cookies from an earlier run is arbitrary. The total counts, and may evict,
+/// cookies other code put in the storage.
+///
+/// Responses are stored one at a time, so that one response's deletions never remove a cookie
+/// another has just set; code writing to the storage directly is not held back, and a cookie it
+/// sets while a response is being stored may be deleted as the older one of its name.
 ///
 /// What the storage cannot hold is lost: `SameSite` is not recorded, a replaced cookie gets a new
 /// creation time, and last-access times are not kept. The storage's `cookieAcceptPolicy` of
@@ -33,6 +41,9 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
     public let publicSuffixes: PublicSuffixList
     /// How many cookies the storage keeps, per domain and in all, once a response has stored its own.
     public let limits: CookieJar.Limits
+    /// Held while a response's cookies are stored: the storage is read, then written from what
+    /// was read, and another response's writes in between would be undone.
+    private let storing = Protected(())
 
     /// An adapter over `storage`.
     ///
@@ -64,6 +75,11 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
             }
         }
         guard !cookies.isEmpty else { return }
+        storing.withLock { _ in store(cookies, origin: origin, now: now) }
+    }
+
+    /// Sets one response's `cookies`, then evicts; under ``storing``.
+    private func store(_ cookies: [Cookie], origin: CookieOrigin, now: Date) {
         // The storage read once per response and indexed, not scanned for each cookie: a
         // response of many `Set-Cookie` fields made that its count times the storage's size.
         // Keyed by name, domain and path, whether a cookie was stored host-only or not
@@ -73,9 +89,16 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
         let secureByName =
             origin.isSecure
             ? [:] : Dictionary(grouping: stored.values.joined().filter(\.isSecure), by: \.name)
+        // Whether a cookie shadows one depends on its name, domain and path alone: decided once
+        // for each, however many fields repeat them.
+        var shadowing: [Key: Bool] = [:]
         let admitted = cookies.filter { cookie in
-            cookie.isSecure || origin.isSecure
-                || !(secureByName[cookie.name] ?? []).contains { Self.shadows(cookie, secureCookie: $0, now: now) }
+            guard !cookie.isSecure, !origin.isSecure, let candidates = secureByName[cookie.name] else { return true }
+            let key = Key(name: cookie.name, domain: cookie.domain, path: cookie.path)
+            if let known = shadowing[key] { return !known }
+            let shadows = candidates.contains { Self.shadows(cookie, secureCookie: $0, now: now) }
+            shadowing[key] = shadows
+            return !shadows
         }
         let kept = Self.survivors(of: admitted, now: now, limits: limits)
         // The order this response's cookies were set in: newer than anything stored, whatever
@@ -89,7 +112,12 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
             stored[key] = [httpCookie]
             setOrder[ObjectIdentifier(httpCookie)] = index
         }
-        evict(stored.values.joined(), setOrder: setOrder, now: now)
+        evict(
+            stored.values.joined(),
+            setOrder: setOrder,
+            domainsSet: Set(admitted.lazy.map(\.domain)),
+            now: now
+        )
     }
 
     /// The indices of the cookies in `cookies`, one response's in order, that are still stored
@@ -113,9 +141,16 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
     }
 
     /// Deletes from the storage, of `cookies` (all it holds), the expired ones, then the oldest
-    /// of each domain over its limit, then the oldest of all over the total (RFC 6265 §5.3, step 12).
-    /// Those in `setOrder`, just set, are the newest, in its order.
-    private func evict(_ cookies: some Sequence<HTTPCookie>, setOrder: [ObjectIdentifier: Int], now: Date) {
+    /// of each domain in `domainsSet` (those the response set cookies for) over its limit, then
+    /// the oldest of all over the total (RFC 6265 §5.3, step 12). Those in `setOrder`, just set,
+    /// are the newest, in its order. Other domains are left as they are: the response did not
+    /// crowd them, and what else filled them is not this adapter's to undo.
+    private func evict(
+        _ cookies: some Sequence<HTTPCookie>,
+        setOrder: [ObjectIdentifier: Int],
+        domainsSet: Set<String>,
+        now: Date
+    ) {
         var kept: [HTTPCookie] = []
         for cookie in cookies {
             if cookie.expiresDate.map({ $0 <= now }) ?? false {
@@ -125,16 +160,16 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
             }
         }
         let byDomain = Dictionary(grouping: kept, by: Self.domain(of:))
-        let isCrowded = byDomain.values.contains { $0.count > limits.cookiesPerDomain }
+        let isCrowded = domainsSet.contains { (byDomain[$0]?.count ?? 0) > limits.cookiesPerDomain }
         guard isCrowded || kept.count > limits.totalCookies else { return }
         func age(of cookie: HTTPCookie) -> Age {
             if let order = setOrder[ObjectIdentifier(cookie)] { return Age(isNew: true, time: Double(order)) }
             return Age(isNew: false, time: Self.creationTime(of: cookie))
         }
         var remaining: [(cookie: HTTPCookie, created: Age)] = []
-        for cookiesOfDomain in byDomain.values {
+        for (domain, cookiesOfDomain) in byDomain {
             let byAge = cookiesOfDomain.map { (cookie: $0, created: age(of: $0)) }.sorted { $0.created < $1.created }
-            let excess = max(0, byAge.count - limits.cookiesPerDomain)
+            let excess = domainsSet.contains(domain) ? max(0, byAge.count - limits.cookiesPerDomain) : 0
             for entry in byAge.prefix(excess) { storage.deleteCookie(entry.cookie) }
             remaining.append(contentsOf: byAge.dropFirst(excess))
         }

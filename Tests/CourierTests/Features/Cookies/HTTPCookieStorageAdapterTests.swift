@@ -96,6 +96,38 @@ import FoundationNetworking
         #expect(adapter.cookies(for: second).count == 3, "the newest of all are kept")
     }
 
+    /// A response evicts from the domains it set cookies for: a domain other code crowded keeps
+    /// its cookies while the total allows them.
+    @Test func evictsOnlyFromTheDomainsAResponseSet() throws {
+        let adapter = HTTPCookieStorageAdapter(
+            try #require(URLSessionConfiguration.ephemeral.httpCookieStorage),
+            limits: CookieJar.Limits(cookiesPerDomain: 3, totalCookies: 100)
+        )
+        for index in 0..<5 {
+            let cookie = try #require(
+                HTTPCookie(properties: [.name: "o\(index)", .value: "1", .domain: "other.example", .path: "/"])
+            )
+            adapter.storage.setCookie(cookie)
+        }
+        for index in 0..<4 { adapter.store(setCookieFields: ["c\(index)=1"], from: try url("https://one.example/")) }
+        let domains = (adapter.storage.cookies ?? []).map(\.domain)
+        #expect(domains.filter { $0 == "other.example" }.count == 5)
+        #expect(domains.filter { $0 == "one.example" }.count == 3)
+    }
+
+    /// Many plain `http` fields for the names of stored `Secure` cookies: each name, domain and
+    /// path is checked for shadowing once, and none of them replaces the `Secure` one.
+    @Test func aFloodOfShadowingFieldsIsRefused() throws {
+        let adapter = try makeAdapter()
+        let secureOrigin = try url("https://shadow.example/")
+        adapter.store(setCookieFields: (0..<50).map { "s=secure; Secure; Path=/p\($0)" }, from: secureOrigin)
+        let fields = (0..<5_000).map { "s=plain\($0); Path=/p\($0 % 50)" }
+        adapter.store(setCookieFields: fields, from: try url("http://shadow.example/"))
+        let stored = adapter.storage.cookies ?? []
+        #expect(stored.count == 50)
+        #expect(stored.allSatisfy { $0.value == "secure" && $0.isSecure })
+    }
+
     /// A response of thousands of `Set-Cookie` fields leaves the storage within its limits.
     @Test func aFloodOfCookiesStaysWithinTheLimits() throws {
         let adapter = try makeAdapter()
