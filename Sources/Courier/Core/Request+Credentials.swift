@@ -15,10 +15,12 @@ extension Request {
     /// ``CourierError/Kind/authenticationFailed``. The credential goes only to the origin the
     /// request is sent to, after its adapters, or to the same host upgraded from `http` to
     /// `https` on the default ports (never after a redirect elsewhere). Once accepted, it is kept in the
-    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says. When the
-    /// server offers only Basic and the user name holds a `:` (or either a control character),
-    /// the request fails with ``CourierError/Kind/credentialEncodingFailed`` rather than send a
-    /// credential the server would read as another.
+    /// session's ``Session/Configuration/credentialStorage`` as `persistence` says. When Basic
+    /// is the scheme to answer with (the only one offered, or the only one Courier can use) and
+    /// the user name holds a `:` (or either a control character), the request fails with
+    /// ``CourierError/Kind/credentialEncodingFailed`` rather than send a credential the server
+    /// would read as another; so does one found in the credential storage. The `401` is then not
+    /// the response: the error says what to fix.
     @discardableResult
     public func authenticate(
         username: String,

@@ -136,10 +136,23 @@ struct RequestPlan: Equatable, Sendable {
         let (url, urlCredentials) = RequestTarget.splittingUserInfo(try RequestTarget.url(from: target, query: query))
         var credential: Credential?
         var given = basicCredentials.map(split(credentials:))
-        if given == nil, bearerToken == nil, let (user, password) = urlCredentials { given = (user, password) }
+        var source = "--auth"
+        if given == nil, bearerToken == nil, let (user, password) = urlCredentials {
+            given = (user, password)
+            source = "the URL's user info"
+        }
         if let (user, password) = given {
             switch authType {
-            case .basic: headers.update(.authorization(username: user, password: password))
+            case .basic:
+                // As the library refuses them: the server would read another user name and
+                // password. The item is named, never the credential.
+                if user.contains(":") {
+                    throw RequestItemError(item: source, reason: "a Basic user name cannot hold ':'")
+                }
+                if (user + password).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                    throw RequestItemError(item: source, reason: "a Basic credential cannot hold a control character")
+                }
+                headers.update(.authorization(username: user, password: password))
             case .digest: credential = Credential(user: user, password: password)
             }
         }

@@ -55,6 +55,24 @@ import Testing
         #expect(overridden.headers["Content-Type"] == "text/plain")
     }
 
+    /// A Basic credential the server would read as another is refused, naming where it came
+    /// from but never showing it; Digest, which quotes the user name, still takes it.
+    @Test func aBasicCredentialThatCannotBeWrittenIsRefused() throws {
+        do {
+            _ = try RequestPlan.make(arguments: ["http://a%3Ab:secret@localhost:1/x"])
+            Issue.record("a user name with ':' was sent")
+        } catch {
+            #expect(error.item == "the URL's user info")
+            #expect(!error.description.contains("secret"))
+        }
+        #expect(throws: RequestItemError.self) {
+            try RequestPlan.make(arguments: [":1/x"], basicCredentials: "user:pa\u{7}ss")
+        }
+        let digest = try RequestPlan.make(arguments: ["http://a%3Ab:secret@localhost:1/x"], authType: .digest)
+        #expect(digest.credential?.user == "a:b")
+        #expect(digest.headers["Authorization"] == nil)
+    }
+
     @Test(
         arguments: [
             [String](),
