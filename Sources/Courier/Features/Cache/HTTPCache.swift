@@ -160,7 +160,9 @@ public final class HTTPCache: Sendable {
             if CacheControl(responseHeaders: response.headers).noStore,
                 let key = HTTPCacheKey.primary(method: request.method, url: request.url)
             {
-                store.removeEntry(forKey: key)
+                // Only what was stored when the request went out: a response stored since
+                // answered a later request.
+                store.removeEntry(forKey: key) { $0.responseTime <= requestTime }
             }
             return nil
         }

@@ -200,13 +200,14 @@ final class HTTPCacheDiskStore: HTTPCacheStore {
         }
     }
 
-    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
+    func removeEntry(forKey key: String, where condition: (@Sendable (HTTPCacheEntry) -> Bool)?) {
         let stem = Self.stem(for: key)
         state.withLock { state in
             guard state.entries[stem] != nil else { return }
-            // An unreadable record is removed whatever the version asked for: it serves nothing.
-            if let previous, let metadata = readMetadata(stem: stem, touching: false),
-                !metadata.entry.isSameVersion(as: previous)
+            // An unreadable record is removed whatever the condition: it serves nothing. One of
+            // another key (the same hash) is not this key's to remove.
+            if let condition, let metadata = readMetadata(stem: stem, touching: false),
+                metadata.entry.key != key || !condition(metadata.entry)
             {
                 return
             }

@@ -107,9 +107,9 @@ final class HTTPCacheMemoryStore: HTTPCacheStore {
         }
     }
 
-    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
+    func removeEntry(forKey key: String, where condition: (@Sendable (HTTPCacheEntry) -> Bool)?) {
         state.withLock { state in
-            if let previous, let stored = state.entries[key], !stored.entry.isSameVersion(as: previous) { return }
+            if let condition, let stored = state.entries[key], !condition(stored.entry) { return }
             Self.remove(key, from: &state)
         }
     }

@@ -25,9 +25,9 @@ protocol HTTPCacheStore: Sendable {
     /// made from the old one, must not land on the new body).
     @discardableResult
     func updateEntry(_ entry: HTTPCacheEntry, replacing previous: HTTPCacheEntry?) -> Bool
-    /// Removes the entry under `key`, if any; given `previous`, only while the one stored is
-    /// still that version (a response stored since is newer than what the caller decided on).
-    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?)
+    /// Removes the entry under `key`, if any; given `condition`, only when the one stored meets
+    /// it (a response stored since the caller decided is not the one it decided on).
+    func removeEntry(forKey key: String, where condition: (@Sendable (HTTPCacheEntry) -> Bool)?)
     /// Removes every entry.
     func removeAll()
     /// The bytes the entries take (bodies and metadata), at most the store's limit.
@@ -37,6 +37,11 @@ protocol HTTPCacheStore: Sendable {
 extension HTTPCacheStore {
     /// Removes the entry under `key`, whichever version it is.
     func removeEntry(forKey key: String) {
-        removeEntry(forKey: key, ifSameVersionAs: nil)
+        removeEntry(forKey: key, where: nil)
+    }
+
+    /// Removes the entry under `key` while it is still `previous`, the version the caller read.
+    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry) {
+        removeEntry(forKey: key) { $0.isSameVersion(as: previous) }
     }
 }

@@ -293,9 +293,9 @@ private final class ThreadRecordingStore: HTTPCacheStore {
         return base.updateEntry(entry, replacing: previous)
     }
 
-    func removeEntry(forKey key: String, ifSameVersionAs previous: HTTPCacheEntry?) {
+    func removeEntry(forKey key: String, where condition: (@Sendable (HTTPCacheEntry) -> Bool)?) {
         note("removeEntry")
-        base.removeEntry(forKey: key, ifSameVersionAs: previous)
+        base.removeEntry(forKey: key, where: condition)
     }
 
     func removeAll() { base.removeAll() }

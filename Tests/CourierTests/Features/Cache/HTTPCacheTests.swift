@@ -190,6 +190,38 @@ import Testing
         #expect(cache.currentBytes == 0)
     }
 
+    /// A `no-store` response removes what was stored when its request went out, not a response
+    /// stored since (it answered a later request), on either store.
+    @Test(arguments: [false, true])
+    func aNoStoreResponseLeavesAnEntryStoredAfterItsRequest(onDisk: Bool) throws {
+        try HTTPCacheDiskStoreTests.withDirectory { directory in
+            let cache =
+                onDisk
+                ? HTTPCache(store: try HTTPCacheDiskStore(directory: directory, byteLimit: 1 << 20))
+                : HTTPCache.memory()
+            #expect(store(cache, ["Cache-Control": "max-age=100"]))
+            func noStore(sentAt requestTime: Date) {
+                let writer = cache.writer(
+                    for: CacheFixture.request(),
+                    response: HTTPCacheResponseHead(statusCode: 200, headers: ["Cache-Control": "no-store"]),
+                    requestTime: requestTime,
+                    responseTime: requestTime.addingTimeInterval(1)
+                )
+                #expect(writer == nil)
+            }
+            noStore(sentAt: start.addingTimeInterval(-5))
+            guard case .hit = cache.lookup(CacheFixture.request(), now: start) else {
+                Issue.record("stored after that request went out: kept")
+                return
+            }
+            noStore(sentAt: start.addingTimeInterval(5))
+            guard case .miss = cache.lookup(CacheFixture.request(), now: start.addingTimeInterval(6)) else {
+                Issue.record("stored before that request went out: removed")
+                return
+            }
+        }
+    }
+
     @Test func unsafeMethodsInvalidate() throws {
         let cache = HTTPCache.memory()
         #expect(store(cache, ["Cache-Control": "max-age=100"]))
