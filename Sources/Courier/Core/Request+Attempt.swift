@@ -224,7 +224,17 @@ extension Request {
                     // rules alone decide.
                     decision = .success(proposed)
                 }
-                perform(hops.withLock { $0.decided(decision) }, task: task, hops: hops)
+                // The handler may have sent it elsewhere, and the storage may have changed while
+                // it decided: the loop check reads what will be sent.
+                var redirectCookie = Hops.RedirectCookie.unmanaged
+                if let cookies, !setsOwnCookie, case .success(let next?) = decision {
+                    redirectCookie = .stored(cookies.cookieHeader(for: next.url))
+                }
+                perform(
+                    hops.withLock { $0.decided(decision, redirectCookie: redirectCookie) },
+                    task: task,
+                    hops: hops
+                )
             }
             request.setPendingWork(work)
         }

@@ -305,8 +305,12 @@ extension Request {
         }
 
         /// The handler decided: follow with `next` (`.success(head)`), stop (`.success(nil)`), or
-        /// the request it returned cannot be sent (`.failure`).
-        mutating func decided(_ decision: Result<RequestHead?, CourierError>) -> NextAction {
+        /// the request it returned cannot be sent (`.failure`). `redirectCookie` is what the
+        /// cookie storage sends where `next` goes.
+        mutating func decided(
+            _ decision: Result<RequestHead?, CourierError>,
+            redirectCookie: RedirectCookie = .unmanaged
+        ) -> NextAction {
             guard case .deciding(let response, let proposed, let kept) = phase else { return .none }
             var refusal: CourierError?
             var decision = decision
@@ -316,6 +320,10 @@ extension Request {
                 for name in RedirectPolicy.credentialHeaders where next.headers.value(for: name) != nil {
                     next.setHeader(nil, for: name)
                 }
+                decision = .success(next)
+            }
+            if case .success(var next?) = decision, case .stored(let cookie) = redirectCookie {
+                next.setHeader(cookie, for: "Cookie")
                 decision = .success(next)
             }
             switch decision {

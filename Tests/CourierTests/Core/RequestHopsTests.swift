@@ -477,6 +477,37 @@ import Testing
         }
     }
 
+    /// A handler's request is checked for a loop with the cookies it will carry: back to the
+    /// first URL with a cookie the first request lacked is no loop, without one it is.
+    @Test(arguments: [true, false])
+    func aHandlersRequestIsCheckedWithTheCookiesItWillCarry(withCookie: Bool) throws {
+        var hops = try Self.hops(.get, "http://example.org/a", asks: nil)
+        guard case .ask(let proposed) = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
+        else {
+            Issue.record("asked")
+            return
+        }
+        let back = RequestHead(
+            method: proposed.method,
+            url: try #require(URL(string: "http://example.org/a")),
+            headers: proposed.headers
+        )
+        let action = hops.decided(.success(back), redirectCookie: .stored(withCookie ? "s=1" : nil))
+        guard withCookie else {
+            guard case .cancelTask = action else {
+                Issue.record("the first request again: a loop")
+                return
+            }
+            return
+        }
+        guard case .none = action else {
+            Issue.record("followed once the exchange ends")
+            return
+        }
+        let redirect = try #require(Self.started(hops.complete(Self.completion)))
+        #expect(redirect.nextRequest.headers["Cookie"] == "s=1")
+    }
+
     @Test func aHandlerSendingTheRequestElsewhereLeavesTheCredentialsBehind() throws {
         var hops = try Self.hops(headers: ["Authorization": "Bearer t"], asks: nil)
         guard case .ask(let proposed) = hops.receive(Self.response(302, location: "/b"), bodyIsReplayable: true)
