@@ -26,8 +26,8 @@ import FoundationNetworking
 /// the order among cookies from an earlier run is arbitrary. The total counts, and may evict,
 /// cookies other code put in the storage.
 ///
-/// Responses are stored one at a time, so that one response's deletions never remove a cookie
-/// another has just set; code writing to the storage directly is not held back, and a cookie it
+/// Responses are stored one at a time, across every adapter, so that one response's deletions
+/// never remove a cookie another has just set; code writing to the storage directly is not held back, and a cookie it
 /// sets while a response is being stored may be deleted as the older one of its name.
 ///
 /// What the storage cannot hold is lost: `SameSite` is not recorded, a replaced cookie gets a new
@@ -41,9 +41,11 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
     public let publicSuffixes: PublicSuffixList
     /// How many cookies the storage keeps, per domain and in all, once a response has stored its own.
     public let limits: CookieJar.Limits
-    /// Held while a response's cookies are stored: the storage is read, then written from what
-    /// was read, and another response's writes in between would be undone.
-    private let storing = Protected(())
+    /// Held while a response's cookies are stored, by every adapter (two sessions' adapters may
+    /// share a storage, `.shared` by default): the storage is read, then written from what was
+    /// read, and another response's writes in between would be undone. Nothing under it calls
+    /// back into an adapter, unless a storage subclass does.
+    private static let storing = Protected(())
 
     /// An adapter over `storage`.
     ///
@@ -75,10 +77,10 @@ public final class HTTPCookieStorageAdapter: CookieStorage, CustomStringConverti
             }
         }
         guard !cookies.isEmpty else { return }
-        storing.withLock { _ in store(cookies, origin: origin, now: now) }
+        Self.storing.withLock { _ in store(cookies, origin: origin, now: now) }
     }
 
-    /// Sets one response's `cookies`, then evicts; under ``storing``.
+    /// Sets one response's `cookies`, then evicts; under `storing`.
     private func store(_ cookies: [Cookie], origin: CookieOrigin, now: Date) {
         // The storage read once per response and indexed, not scanned for each cookie: a
         // response of many `Set-Cookie` fields made that its count times the storage's size.
