@@ -146,7 +146,7 @@ struct RequestPlan: Equatable, Sendable {
             case .basic:
                 // As the library refuses them: the server would read another user name and
                 // password. The item is named, never the credential.
-                if user.contains(":") {
+                if user.utf8.contains(UInt8(ascii: ":")) {
                     throw RequestItemError(item: source, reason: "a Basic user name cannot hold ':'")
                 }
                 if (user + password).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -180,8 +180,11 @@ struct RequestPlan: Equatable, Sendable {
 
     /// The user and password of `user:password`; without a colon, the password is empty.
     private static func split(credentials: String) -> (String, String) {
-        guard let colon = credentials.firstIndex(of: ":") else { return (credentials, "") }
-        return (String(credentials[..<colon]), String(credentials[credentials.index(after: colon)...]))
+        // At the first byte ':', as the server splits: a ':' with a combining mark after it is
+        // one Character that is not ":".
+        let bytes = credentials.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return (credentials, "") }
+        return (String(Substring(bytes[..<colon])), String(Substring(bytes[bytes.index(after: colon)...])))
     }
 
     /// The fields as a JSON object, in the order given (raw JSON values inserted as typed).

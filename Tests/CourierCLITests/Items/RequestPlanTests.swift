@@ -68,6 +68,13 @@ import Testing
         #expect(throws: RequestItemError.self) {
             try RequestPlan.make(arguments: [":1/x"], basicCredentials: "user:pa\u{7}ss")
         }
+        // A ':' with a combining mark after it is one Character, but still the byte the server
+        // splits at.
+        #expect(throws: RequestItemError.self) {
+            try RequestPlan.make(arguments: ["http://a%3A%CC%81b:pw@localhost:1/x"])
+        }
+        let combining = try RequestPlan.make(arguments: [":1/x"], basicCredentials: "a:\u{301}b")
+        #expect(combining.headers["Authorization"] == "Basic " + Data("a:\u{301}b".utf8).base64EncodedString())
         let digest = try RequestPlan.make(arguments: ["http://a%3Ab:secret@localhost:1/x"], authType: .digest)
         #expect(digest.credential?.user == "a:b")
         #expect(digest.headers["Authorization"] == nil)
