@@ -16,8 +16,10 @@ import NIOTLS
 /// connection proved (see `CertificateChain`), so a server that shows something else the second
 /// time gains nothing.
 enum ServerCertificateProbe {
-    /// The longest a probe may take, connection included.
-    static let timeout = TimeAmount.seconds(5)
+    /// The longest a probe may take, connection included: as long as a handshake over a slow
+    /// network may take, since a probe that fails leaves a policy only the server's certificate
+    /// (a pin on an intermediate is then not seen), within the connection's own 30 s.
+    static let timeout = TimeAmount.seconds(10)
 
     /// A context for probes: `tls`'s versions, ciphers, curves, signature algorithms and ALPN, so
     /// that a server holding several certificates (RSA and ECDSA, say) shows the one it shows a
