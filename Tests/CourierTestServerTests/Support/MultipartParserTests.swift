@@ -81,22 +81,26 @@ import Testing
         #expect(result.parts == Self.expectedParts)
     }
 
-    @Test func parsesABodySplitAnywhere() {
-        var generator = SplitMix64(seed: 0x5EED)
-        for _ in 0..<200 {
-            let count = Int.random(in: 1...12, using: &generator)
-            let splits = (0..<count).map { _ in Int.random(in: 0...Self.body.count, using: &generator) }
-            let result = parse(Self.body, splits: splits)
-            #expect(result.failure == nil, "splits \(splits.sorted())")
-            #expect(result.parts == Self.expectedParts, "splits \(splits.sorted())")
+    @Test func parsesABodySplitAnywhere() async {
+        await cpuBound {
+            var generator = SplitMix64(seed: 0x5EED)
+            for _ in 0..<200 {
+                let count = Int.random(in: 1...12, using: &generator)
+                let splits = (0..<count).map { _ in Int.random(in: 0...Self.body.count, using: &generator) }
+                let result = parse(Self.body, splits: splits)
+                #expect(result.failure == nil, "splits \(splits.sorted())")
+                #expect(result.parts == Self.expectedParts, "splits \(splits.sorted())")
+            }
         }
     }
 
-    @Test func parsesEverySplitAroundEachDelimiter() {
-        // Every single split point, so each delimiter is cut at each of its bytes.
-        for split in 0...Self.body.count {
-            let result = parse(Self.body, splits: [split])
-            #expect(result.failure == nil && result.parts == Self.expectedParts, "split at \(split)")
+    @Test func parsesEverySplitAroundEachDelimiter() async {
+        await cpuBound {
+            // Every single split point, so each delimiter is cut at each of its bytes.
+            for split in 0...Self.body.count {
+                let result = parse(Self.body, splits: [split])
+                #expect(result.failure == nil && result.parts == Self.expectedParts, "split at \(split)")
+            }
         }
     }
 
@@ -163,30 +167,32 @@ import Testing
         }
     }
 
-    @Test func holdsOnlyADelimiterWorthOfContent() {
-        // A large part fed in 64 KiB chunks: the content passes through, counted and hashed.
-        var parser = MultipartParser(boundary: "b")
-        _ = parser.consume(Array("--b\r\nContent-Disposition: form-data; name=big\r\n\r\n".utf8))
-        let chunk = [UInt8]((0..<65_536).map { UInt8(truncatingIfNeeded: $0 % 251) })
-        var expected = SHA256()
-        for _ in 0..<64 {
-            #expect(parser.consume(chunk) == .continueReading(endedParts: []))
-            expected.update(chunk)
+    @Test func holdsOnlyADelimiterWorthOfContent() async {
+        await cpuBound {
+            // A large part fed in 64 KiB chunks: the content passes through, counted and hashed.
+            var parser = MultipartParser(boundary: "b")
+            _ = parser.consume(Array("--b\r\nContent-Disposition: form-data; name=big\r\n\r\n".utf8))
+            let chunk = [UInt8]((0..<65_536).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            var expected = SHA256()
+            for _ in 0..<64 {
+                #expect(parser.consume(chunk) == .continueReading(endedParts: []))
+                expected.update(chunk)
+            }
+            #expect(
+                parser.consume(Array("\r\n--b--".utf8))
+                    == .continueReading(
+                        endedParts: [
+                            .init(
+                                name: "big",
+                                filename: nil,
+                                contentType: nil,
+                                bytes: 64 * chunk.count,
+                                sha256: expected.hexDigest()
+                            )
+                        ]
+                    )
+            )
+            #expect(parser.finish() == .complete)
         }
-        #expect(
-            parser.consume(Array("\r\n--b--".utf8))
-                == .continueReading(
-                    endedParts: [
-                        .init(
-                            name: "big",
-                            filename: nil,
-                            contentType: nil,
-                            bytes: 64 * chunk.count,
-                            sha256: expected.hexDigest()
-                        )
-                    ]
-                )
-        )
-        #expect(parser.finish() == .complete)
     }
 }
