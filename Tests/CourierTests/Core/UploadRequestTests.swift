@@ -228,7 +228,9 @@ private let retryingPOST = RetryPolicy(
                 let answers = HandlerResponses(of: request)
                 let response = await answers.first()
                 #expect(response?.error?.kind == .transportFailed)
-                #expect(request.uploadProgress.completedUnitCount < 8 << 20, "the server read only part of it")
+                // Not how much was sent: once the server has read 1 MiB quickly, loopback's
+                // receive buffer grows (up to 32 MiB here) and may take the rest of the body
+                // before the reset, so the client can have handed over all of it.
                 await session.invalidate()
                 #expect(answers.calls.value == 1)
             }
