@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 import Testing
 
@@ -72,21 +71,18 @@ import Testing
     }
 
     /// Long hostile inputs are read in linear time (generous bound: milliseconds expected).
-    @Test func readsHostileInputInLinearTime() async {
-        await cpuBound {
-            let inputs = [
-                String(repeating: "1", count: 1_000_000),
-                String(repeating: ":", count: 1_000_000),
-                String(repeating: "1:", count: 500_000),
-                String(repeating: "Nov ", count: 250_000),
-                String(repeating: " ,", count: 500_000),
-                String(repeating: "12:12:12x", count: 100_000),
-            ]
-            let clock = ContinuousClock()
-            let elapsed = clock.measure {
-                for input in inputs { _ = CookieDate.parse(input) }
-            }
-            #expect(elapsed < .seconds(10))
+    @Test func readsHostileInputInLinearTime() async throws {
+        let inputs = [
+            String(repeating: "1", count: 1_000_000),
+            String(repeating: ":", count: 1_000_000),
+            String(repeating: "1:", count: 500_000),
+            String(repeating: "Nov ", count: 250_000),
+            String(repeating: " ,", count: 500_000),
+            String(repeating: "12:12:12x", count: 100_000),
+        ]
+        let (_, elapsed) = try await offThePool {
+            for input in inputs { _ = CookieDate.parse(input) }
         }
+        #expect(elapsed < .seconds(10))
     }
 }

@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 import Testing
 
@@ -29,20 +28,17 @@ import Testing
     }
 
     /// Hostile joins are split in linear time (generous bound: milliseconds expected).
-    @Test func splitsHostileInputInLinearTime() async {
-        await cpuBound {
-            let inputs = [
-                String(repeating: ",", count: 1_000_000),
-                String(repeating: ", ", count: 500_000),
-                String(repeating: ",a", count: 500_000),
-                "," + String(repeating: " ", count: 1_000_000),
-                String(repeating: ",a=", count: 300_000),
-            ]
-            let clock = ContinuousClock()
-            let elapsed = clock.measure {
-                for input in inputs { _ = SetCookie.unfold(input) }
-            }
-            #expect(elapsed < .seconds(20))
+    @Test func splitsHostileInputInLinearTime() async throws {
+        let inputs = [
+            String(repeating: ",", count: 1_000_000),
+            String(repeating: ", ", count: 500_000),
+            String(repeating: ",a", count: 500_000),
+            "," + String(repeating: " ", count: 1_000_000),
+            String(repeating: ",a=", count: 300_000),
+        ]
+        let (_, elapsed) = try await offThePool {
+            for input in inputs { _ = SetCookie.unfold(input) }
         }
+        #expect(elapsed < .seconds(20))
     }
 }

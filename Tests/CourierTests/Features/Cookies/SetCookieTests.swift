@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 import Testing
 
@@ -86,24 +85,21 @@ import Testing
     }
 
     /// Hostile fields are read in linear time and never crash (generous bound: milliseconds expected).
-    @Test func readsHostileInputInLinearTime() async {
-        await cpuBound {
-            let megabyte = 1_000_000
-            let inputs = [
-                String(repeating: ";", count: megabyte),
-                "a=b" + String(repeating: ";", count: megabyte),
-                "a=b" + String(repeating: "; Expires=1 Jan 2000 00:00:00", count: megabyte / 30),
-                "a=b" + String(repeating: "; Max-Age=" + String(repeating: "9", count: 1_000), count: 1_000),
-                "a=b; Expires=" + String(repeating: "1:1:1 ", count: megabyte / 6),
-                String(repeating: "=", count: megabyte),
-                String(repeating: " ", count: megabyte) + "a=b" + String(repeating: " ", count: megabyte),
-                "a=b; Domain=" + String(repeating: ".", count: megabyte),
-            ]
-            let clock = ContinuousClock()
-            let elapsed = clock.measure {
-                for input in inputs { _ = SetCookie.parse(input) }
-            }
-            #expect(elapsed < .seconds(20))
+    @Test func readsHostileInputInLinearTime() async throws {
+        let megabyte = 1_000_000
+        let inputs = [
+            String(repeating: ";", count: megabyte),
+            "a=b" + String(repeating: ";", count: megabyte),
+            "a=b" + String(repeating: "; Expires=1 Jan 2000 00:00:00", count: megabyte / 30),
+            "a=b" + String(repeating: "; Max-Age=" + String(repeating: "9", count: 1_000), count: 1_000),
+            "a=b; Expires=" + String(repeating: "1:1:1 ", count: megabyte / 6),
+            String(repeating: "=", count: megabyte),
+            String(repeating: " ", count: megabyte) + "a=b" + String(repeating: " ", count: megabyte),
+            "a=b; Domain=" + String(repeating: ".", count: megabyte),
+        ]
+        let (_, elapsed) = try await offThePool {
+            for input in inputs { _ = SetCookie.parse(input) }
         }
+        #expect(elapsed < .seconds(20))
     }
 }
